@@ -1,0 +1,52 @@
+# ClauseGraph: `make run` opens the dashboard on the demo corpus; `make test` runs the tests.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+# The tests use their own local Neo4j (separate data folder and port) so they never touch
+# the graph `make run` shows. Override to run several test databases side by side.
+TEST_NEO4J_HOME ?= $(CURDIR)/var/neo4j-test
+TEST_NEO4J_PORT ?= 7688
+PYTEST_ARGS ?=
+
+.PHONY: setup run test bench demo neo4j-start neo4j-stop clean-data
+
+setup: $(VENV)/.installed neo4j/lib/.resolved
+
+$(VENV)/.installed: requirements.txt
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -r requirements.txt
+	@touch $@
+
+neo4j/lib/.resolved: neo4j/pom.xml
+	mvn -q -B -f neo4j/pom.xml package
+	@touch $@
+
+neo4j-start: setup
+	$(PY) -m core neo4j start
+
+neo4j-stop:
+	$(PY) -m core neo4j stop
+
+demo: neo4j-start
+	$(PY) -m core demo --if-empty
+
+run: demo
+	$(PY) -m streamlit run app.py
+
+test: setup
+	@export CLAUSEGRAPH_NEO4J_HOME="$(TEST_NEO4J_HOME)" CLAUSEGRAPH_NEO4J_PORT="$(TEST_NEO4J_PORT)"; \
+	unset NEO4J_URI NEO4J_USER NEO4J_PASSWORD NEO4J_DATABASE OPENAI_API_KEY OPENAI_BASE_URL OPENAI_MODEL; \
+	was_running=0; $(PY) -m core neo4j status >/dev/null 2>&1 && was_running=1; \
+	$(PY) -m core neo4j start || exit 1; \
+	$(PY) -m pytest $(PYTEST_ARGS); rc=$$?; \
+	if [ $$was_running = 0 ]; then $(PY) -m core neo4j stop; fi; \
+	exit $$rc
+
+bench: setup
+	$(PY) -m bench
+
+clean-data:
+	$(PY) -m core neo4j stop || true
+	rm -rf var/neo4j var/neo4j-test

@@ -1,0 +1,42 @@
+"""Command-line interface (`python -m core ...`), one module per command group.
+
+Each module defines `register(subparsers)`; its handlers return an exit status.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+# Modules that add sub-commands. Append new command groups here.
+COMMAND_MODULES = [
+    "core.cli.neo4j_cmd",
+]
+
+
+class UserError(Exception):
+    """An error with a message for the user (printed to stderr, exit status 2)."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m core", description="ClauseGraph: hybrid graph-vector search over contracts")
+    sub = parser.add_subparsers(dest="command", required=True)
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    from ..db import DatabaseUnavailable
+    from ..neo4j_local import LocalNeo4jError
+
+    try:
+        return int(args.func(args) or 0)
+    except (UserError, DatabaseUnavailable, LocalNeo4jError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130

