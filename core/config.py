@@ -117,3 +117,10 @@ def load_settings() -> Settings:
 @lru_cache(maxsize=1)
 def settings() -> Settings:
     return load_settings()
+
+
+def auth_settings() -> dict:
+    """The `[auth]` table of the secrets file, read fresh (not cached with `settings()`), so
+    login can be switched on or off without restarting the dashboard. Empty: login is off."""
+    section = _secrets().get("auth")
+    return section if isinstance(section, dict) else {}

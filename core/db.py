@@ -5,6 +5,7 @@ transactions with a timeout so that a slow or hostile query cannot hang the dash
 """
 from __future__ import annotations
 
+import logging
 import threading
 from dataclasses import dataclass
 from typing import Any, Iterable
@@ -13,6 +14,11 @@ from neo4j import GraphDatabase, Driver, READ_ACCESS, WRITE_ACCESS, unit_of_work
 from neo4j.exceptions import ServiceUnavailable, SessionExpired, AuthError
 
 from .config import Settings, settings as _settings
+
+
+# Server notifications (unknown labels etc.) are read by the guard from EXPLAIN summaries;
+# the driver's own logging of them is noise on the console.
+logging.getLogger("neo4j.notifications").setLevel(logging.ERROR)
 
 
 class DatabaseUnavailable(RuntimeError):

@@ -11,6 +11,11 @@ import sys
 # Modules that add sub-commands. Append new command groups here.
 COMMAND_MODULES = [
     "core.cli.neo4j_cmd",
+    "core.cli.cypher_cmd",
+    "core.cli.eval_cmd",
+    "core.cli.ingest_cmd",
+    "core.cli.ask_cmd",
+    "core.cli.auth_cmd",
 ]
 
 

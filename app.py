@@ -1,0 +1,9 @@
+"""ClauseGraph dashboard entry point: `streamlit run app.py`.
+
+Only routing lives here; each page calls `core.ui_support.page_setup` itself, so it also
+runs (and is tested) as its own file. Logged-out visitors get nothing but a login page, and
+the Data page is registered for admins only.
+"""
+from core import ui_support
+
+ui_support.navigation().run()

@@ -1,0 +1,262 @@
+"""Evidence, subgraph and a short cited answer from retrieval rows, without an LLM.
+
+The composer only restates what the rows say and cites them as [S1], [S2] ...; when nothing
+matched it says so plainly and returns no evidence. Evidence always carries full clause text.
+"""
+from __future__ import annotations
+
+from .result import Evidence, Plan
+
+MAX_EVIDENCE = 50
+
+
+def build_evidence(rows: list[dict], plan: Plan) -> list[Evidence]:
+    out: list[Evidence] = []
+    seen = set()
+    company_level = plan.intent in {"gap", "presence", "no_agreement", "companies", "count", "sum_spend"}
+    for row in rows:
+        if company_level or "clause_id" not in row:
+            key = ("company", row.get("company"))
+            if key in seen:
+                continue
+            seen.add(key)
+            out.append(Evidence(ref=f"S{len(out) + 1}", company=row.get("company"),
+                                score=_f(row.get("spend"))))
+        else:
+            key = ("clause", row.get("clause_id"))
+            if key in seen:
+                continue
+            seen.add(key)
+            out.append(Evidence(ref=f"S{len(out) + 1}", company=row.get("company"), sla_id=row.get("sla_id"),
+                                clause_id=row.get("clause_id"), clause_title=row.get("clause_title"),
+                                clause_type=row.get("clause_type"), text=row.get("text"),
+                                score=_f(row.get("score")), confidence=_f(row.get("confidence")),
+                                position=row.get("position")))
+        if len(out) >= MAX_EVIDENCE:
+            break
+    return out
+
+
+def _f(v):
+    try:
+        return None if v is None else round(float(v), 4)
+    except (TypeError, ValueError):
+        return None
+
+
+def build_subgraph(rows: list[dict], evidence: list[Evidence]) -> dict:
+    """The nodes and edges the evidence came from: Company -> SLA -> Clause -> ClauseType, NEXT."""
+    nodes: dict[str, dict] = {}
+    edges: list[dict] = []
+    edge_keys = set()
+
+    def node(nid: str, label: str, name: str, **props):
+        if nid not in nodes:
+            nodes[nid] = {"id": nid, "label": label, "name": name, **{k: v for k, v in props.items() if v is not None}}
+
+    def edge(a: str, b: str, typ: str):
+        if (a, b, typ) not in edge_keys:
+            edge_keys.add((a, b, typ))
+            edges.append({"source": a, "target": b, "type": typ})
+
+    positions: dict[str, list[tuple[int, str]]] = {}
+    for ev in evidence:
+        if ev.company:
+            node(f"company:{ev.company}", "Company", ev.company)
+        if ev.sla_id:
+            node(f"sla:{ev.sla_id}", "SLA", ev.sla_id)
+            if ev.company:
+                edge(f"company:{ev.company}", f"sla:{ev.sla_id}", "HAS_SLA")
+        if ev.clause_id:
+            node(f"clause:{ev.clause_id}", "Clause", ev.clause_title or ev.clause_id, clause_id=ev.clause_id,
+                 confidence=ev.confidence)
+            if ev.sla_id:
+                edge(f"sla:{ev.sla_id}", f"clause:{ev.clause_id}", "HAS_CLAUSE")
+                if ev.position is not None:
+                    positions.setdefault(ev.sla_id, []).append((int(ev.position), ev.clause_id))
+            if ev.clause_type:
+                node(f"type:{ev.clause_type}", "ClauseType", ev.clause_type)
+                edge(f"clause:{ev.clause_id}", f"type:{ev.clause_type}", "OF_TYPE")
+    for sla, items in positions.items():
+        items.sort()
+        for (p1, c1), (p2, c2) in zip(items, items[1:]):
+            if p2 == p1 + 1:
+                edge(f"clause:{c1}", f"clause:{c2}", "NEXT")
+    # company-level answers: show which required types are missing/present
+    for row in rows:
+        comp = row.get("company")
+        if comp and f"company:{comp}" in nodes:
+            for t in row.get("missing") or []:
+                node(f"type:{t}", "ClauseType", t)
+                edge(f"company:{comp}", f"type:{t}", "MISSING")
+    return {"nodes": list(nodes.values()), "edges": edges}
+
+
+# ---------------------------------------------------------------------------------------
+
+def _join(items: list[str], lang: str) -> str:
+    if lang == "zh":
+        return "、".join(items)
+    if len(items) <= 2:
+        return " and ".join(items)
+    return ", ".join(items[:-1]) + ", and " + items[-1]
+
+
+def _money(v) -> str:
+    try:
+        return f"{float(v):,.0f}"
+    except (TypeError, ValueError):
+        return "n/a"
+
+
+def describe_filters(plan: Plan) -> str:
+    p = plan.params
+    parts = []
+    if p.get("countries"):
+        parts.append("in " + "/".join(p["countries"]))
+    if p.get("industries"):
+        parts.append("in " + "/".join(p["industries"]))
+    if p.get("cities"):
+        parts.append("located in " + "/".join(p["cities"]))
+    if p.get("spend_min") is not None:
+        parts.append(f"with {p.get('spend_year') or 'latest'} spend above {_money(p['spend_min'])}")
+    if p.get("spend_max") is not None:
+        parts.append(f"with {p.get('spend_year') or 'latest'} spend below {_money(p['spend_max'])}")
+    if p.get("governing_laws"):
+        parts.append("governed by " + "/".join(p["governing_laws"]) + " law")
+    if p.get("date_from"):
+        parts.append(f"effective from {p['date_from']}")
+    if p.get("date_to"):
+        parts.append(f"effective until {p['date_to']}")
+    return " ".join(parts)
+
+
+def compose_answer(plan: Plan, rows: list[dict], evidence: list[Evidence]) -> str:
+    lang = plan.language
+    p = plan.params
+    types = p.get("types") or []
+    tname = _join(types, lang) if types else ""
+    filt = describe_filters(plan)
+    scope = ("suppliers " + filt).strip() if filt else "suppliers"
+    intent = plan.intent
+
+    if intent == "unknown":
+        if lang == "zh":
+            return "无法把这个问题对应到公司、条款类型或属性。可以试试：" + "；".join(plan.suggestions[:3])
+        return ("I could not map this question to companies, clause types or attributes in the graph. "
+                "Try, for example: " + " / ".join(plan.suggestions[:3]))
+
+    if intent in {"count", "sum_spend"}:
+        n = len(rows)
+        refs = " ".join(f"[{e.ref}]" for e in evidence)
+        what = _subject(plan, tname, scope, lang)
+        if intent == "count":
+            if lang == "zh":
+                return f"共有 {n} 家{what}。" + (f" {refs}" if refs else "")
+            return f"{n} {what}." + (f" {refs}" if refs else "")
+        total = sum(float(r.get("spend") or 0) for r in rows)
+        if lang == "zh":
+            return f"{n} 家{what}的总支出为 {_money(total)}。" + (f" {refs}" if refs else "")
+        return f"The total {p.get('spend_year') or 'latest'} spend of the {n} {what} is {_money(total)}." + (f" {refs}" if refs else "")
+
+    if not rows:
+        return _nothing(plan, tname, scope, lang)
+
+    if intent in {"gap", "presence", "no_agreement", "companies"}:
+        items = []
+        for e, r in zip(evidence, rows):
+            extra = f"spend {_money(r.get('spend'))}" if r.get("spend") is not None else ""
+            if intent == "gap" and len(types) > 1 and r.get("missing"):
+                extra = (extra + "; " if extra else "") + "missing " + ", ".join(r["missing"])
+            items.append(f"{e.company} ({extra}) [{e.ref}]" if extra else f"{e.company} [{e.ref}]")
+        what = _subject(plan, tname, scope, lang)
+        if lang == "zh":
+            return f"{len(items)} 家{what}：" + "；".join(items) + "。"
+        return f"{len(items)} {what}: " + "; ".join(items) + "."
+
+    # clause answers
+    by_company: dict[str, list[Evidence]] = {}
+    for e in evidence:
+        by_company.setdefault(e.company or "?", []).append(e)
+    lines = []
+    for comp, evs in by_company.items():
+        cites = ", ".join(f"{e.clause_title or e.clause_id} ({e.clause_type}) [{e.ref}]" for e in evs)
+        lines.append(f"{comp}: {cites}")
+    if intent == "next_clause":
+        r0 = rows[0]
+        e0 = evidence[0]
+        rel = "after" if p.get("direction", "after") == "after" else "before"
+        if lang == "zh":
+            return (f"{e0.company} 的协议 {e0.sla_id} 中，“{r0.get('anchor_title')}”{'之后' if rel == 'after' else '之前'}"
+                    f"的条款是“{e0.clause_title}”（{e0.clause_type}）[{e0.ref}]。")
+        return (f"In {e0.company}'s agreement {e0.sla_id}, the clause {rel} \"{r0.get('anchor_title')}\" is "
+                f"\"{e0.clause_title}\" ({e0.clause_type}) [{e0.ref}]: {_lead(e0.text)}")
+    head = _clause_head(plan, tname, scope, len(evidence), len(by_company), lang)
+    if len(evidence) == 1:
+        e = evidence[0]
+        return f"{head}\n{e.company}, {e.sla_id} \"{e.clause_title}\" [{e.ref}]: {_lead(e.text, 400)}"
+    return head + "\n" + "\n".join(f"- {line}" for line in lines)
+
+
+def _lead(text: str | None, limit: int = 240) -> str:
+    text = " ".join((text or "").split())
+    return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0] + " …"
+
+
+def _subject(plan: Plan, tname: str, scope: str, lang: str) -> str:
+    intent = plan.intent
+    gap = plan.params.get("gap", intent == "gap")
+    if lang == "zh":
+        if intent == "no_agreement":
+            return "没有任何协议的公司"
+        if tname:
+            return f"{'缺少' if gap else '有'}{tname}条款的供应商"
+        return "符合条件的供应商"
+    if intent == "no_agreement":
+        return f"{scope.replace('suppliers', 'companies', 1)} without any agreement"
+    if tname:
+        verb = "lacking" if gap else "with"
+        if len(plan.params.get("types") or []) > 1 and gap:
+            verb = "lacking any of" if plan.params.get("type_match") == "any" else "lacking all of"
+        return f"{scope} {verb} a {tname} clause"
+    return scope
+
+
+def _clause_head(plan: Plan, tname: str, scope: str, n: int, n_comp: int, lang: str) -> str:
+    intent = plan.intent
+    p = plan.params
+    if lang == "zh":
+        who = "、".join(p.get("companies") or []) or scope
+        return f"找到 {n_comp} 家公司的 {n} 个{tname or '相关'}条款（{who}）："
+    if intent in {"document", "document_type", "document_topic"}:
+        who = _join(p.get("companies") or p.get("sla_ids") or [], "en")
+        if intent == "document":
+            return f"{who}'s agreement has {n} clauses, in order:"
+        if intent == "document_topic":
+            return f"The most relevant clauses of {who}'s agreement about \"{p.get('text')}\":"
+        return f"{who}'s agreement has {n} {tname} clause{'s' if n != 1 else ''}:"
+    if intent in {"relay", "hybrid"}:
+        return f"{n} clause{'s' if n != 1 else ''} of {scope} match \"{p.get('text')}\" (closest first):"
+    return f"{n} {tname} clause{'s' if n != 1 else ''} from {n_comp} {scope}:"
+
+
+def _nothing(plan: Plan, tname: str, scope: str, lang: str) -> str:
+    intent = plan.intent
+    if lang == "zh":
+        if intent == "gap":
+            return f"没有找到缺少{tname}条款的{scope}：所有符合条件的供应商都有该条款。"
+        return "没有找到符合条件的结果。"
+    if intent == "gap":
+        return f"None of the {scope} lacks a {tname} clause (no company matched)."
+    if intent == "presence":
+        return f"No {scope} has a {tname} clause."
+    if intent == "no_agreement":
+        return "Every matching company has at least one agreement."
+    if intent in {"document", "document_type", "document_topic"}:
+        who = _join(plan.params.get("companies") or plan.params.get("sla_ids") or [], "en")
+        return f"No {tname + ' ' if tname else ''}clause found in {who}'s agreement."
+    if intent == "next_clause":
+        return "No such clause found: the anchor clause was not found or is the last one."
+    if intent in {"relay", "hybrid"}:
+        return f"No clause of {scope} is about \"{plan.params.get('text')}\"."
+    return f"No {tname + ' ' if tname else ''}clauses found for {scope}."

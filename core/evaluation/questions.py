@@ -1,0 +1,138 @@
+"""Gold question sets: exact-match scoring of evidence and numbers, routing accuracy.
+
+A question file is JSON lines: {"id", "question", "lang", "intent", "mode",
+"expected": {"companies": [...]} | {"clause_ids": [...]} | {"number": n}, "session"?}.
+Structured intents must return exactly the expected set; relay/hybrid questions are scored
+by recall of the expected clauses in the returned evidence (their answers are ranked lists).
+"""
+from __future__ import annotations
+
+import json
+import re
+from collections import defaultdict
+from pathlib import Path
+
+RANKED_INTENTS = {"relay", "hybrid", "document_topic"}
+
+
+class QuestionsFormatError(ValueError):
+    pass
+
+
+def load_questions(path: Path | str) -> list[dict]:
+    path = Path(path)
+    items = []
+    for n, line in enumerate(path.read_text(encoding="utf-8-sig").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise QuestionsFormatError(f"{path}:{n}: not JSON ({exc.msg})") from exc
+        if not isinstance(item, dict) or "question" not in item or "expected" not in item:
+            raise QuestionsFormatError(f"{path}:{n}: needs 'question' and 'expected'")
+        item.setdefault("id", f"line{n}")
+        items.append(item)
+    return items
+
+
+def _numbers_in(text: str) -> list[float]:
+    return [float(x.replace(",", "")) for x in re.findall(r"\d[\d,]*(?:\.\d+)?", text or "")]
+
+
+def score_result(result, item: dict) -> dict:
+    exp = item["expected"]
+    out = {"id": item["id"], "question": item["question"], "intent": item.get("intent"),
+           "got_intent": result.plan.get("intent"), "got_mode": result.mode, "checks": {}}
+    ranked = item.get("intent") in RANKED_INTENTS
+    if "companies" in exp:
+        want, got = set(exp["companies"]), set(result.evidence_companies)
+        out["checks"]["companies"] = (want <= got) if ranked else (want == got)
+        if not out["checks"]["companies"]:
+            out["companies"] = {"missing": sorted(want - got), "extra": sorted(got - want)}
+    if "clause_ids" in exp:
+        want, got = set(exp["clause_ids"]), set(result.evidence_clause_ids)
+        out["checks"]["clause_ids"] = (want <= got) if ranked else (want == got)
+        if not out["checks"]["clause_ids"]:
+            out["clause_ids"] = {"missing": sorted(want - got), "extra": sorted(got - want)}
+    if "number" in exp:
+        target = float(exp["number"])
+        out["checks"]["number"] = any(abs(n - target) < 0.5 for n in _numbers_in(result.answer))
+    out["correct"] = bool(out["checks"]) and all(out["checks"].values())
+    out["routed"] = (item.get("intent") is None or out["got_intent"] == item.get("intent"))
+    out["mode_ok"] = (item.get("mode") is None or result.mode == item.get("mode"))
+    return out
+
+
+def run_questions(items: list[dict], db, ask=None) -> dict:
+    from ..service import ask as service_ask, sessions
+
+    ask = ask or service_ask
+    prefix = "eval-" + str(abs(hash(tuple(i["id"] for i in items))))[:8]
+    used = set()
+    scored = []
+    for item in items:
+        sid = f"{prefix}-{item['session']}" if item.get("session") else None
+        if sid and sid not in used:
+            sessions().reset(sid)
+            used.add(sid)
+        result = ask(item["question"], session=sid, db=db, log=False)
+        scored.append(score_result(result, item))
+    for sid in used:
+        sessions().reset(sid)
+    by_intent: dict[str, list] = defaultdict(list)
+    for s in scored:
+        by_intent[s["intent"] or "?"].append(s)
+    summary = {
+        "questions": len(scored),
+        "accuracy": _frac(sum(s["correct"] for s in scored), len(scored)),
+        "routing_accuracy": _frac(sum(s["routed"] for s in scored), len(scored)),
+        "mode_accuracy": _frac(sum(s["mode_ok"] for s in scored), len(scored)),
+        "by_intent": {k: {"questions": len(v), "accuracy": _frac(sum(s["correct"] for s in v), len(v)),
+                          "routing_accuracy": _frac(sum(s["routed"] for s in v), len(v))}
+                      for k, v in sorted(by_intent.items())},
+        "by_language": {},
+        "failures": [s for s in scored if not (s["correct"] and s["routed"])],
+    }
+    langs: dict[str, list] = defaultdict(list)
+    for item, s in zip(items, scored):
+        langs[item.get("lang", "en")].append(s)
+    summary["by_language"] = {k: _frac(sum(s["correct"] for s in v), len(v)) for k, v in langs.items()}
+    return summary
+
+
+def _frac(a: int, b: int) -> float:
+    return round(a / b, 4) if b else 0.0
+
+
+def evaluate(corpus_dir: Path | str, questions_path: Path | str, db=None, log=print) -> dict:
+    """Ingest the corpus into the evaluation database (never the user's graph) and score."""
+    from . import eval_database
+    from .. import graph_cache
+    from ..ingest import ingest_corpus, reset_graph
+
+    items = load_questions(questions_path)
+    if db is None:
+        db, _local, _started = eval_database(log=log)
+    reset_graph(db)
+    graph_cache.invalidate()
+    report = ingest_corpus(corpus_dir, db=db)
+    graph_cache.invalidate()
+    summary = run_questions(items, db)
+    summary["corpus"] = str(corpus_dir)
+    summary["ingest_problems"] = len(report.errors)
+    return summary
+
+
+def format_table(summary: dict) -> str:
+    lines = [f"questions: {summary['questions']}   accuracy: {summary['accuracy']:.1%}   "
+             f"routing: {summary['routing_accuracy']:.1%}   mode: {summary['mode_accuracy']:.1%}", "",
+             f"{'intent':<20}{'n':>4}{'accuracy':>10}{'routing':>10}"]
+    for k, v in summary["by_intent"].items():
+        lines.append(f"{k:<20}{v['questions']:>4}{v['accuracy']:>10.1%}{v['routing_accuracy']:>10.1%}")
+    if summary["failures"]:
+        lines.append("\nfailures:")
+        for f in summary["failures"]:
+            lines.append(f"- {f['id']} [{f['intent']}→{f['got_intent']}/{f['got_mode']}] {f['question']} "
+                         f"{ {k: v for k, v in f.items() if k in ('companies', 'clause_ids')} or ''}")
+    return "\n".join(lines)

@@ -1,0 +1,77 @@
+"""Cached views of what the graph contains (names, countries, types, years).
+
+The planner links question words to these values, so it only ever proposes filters that
+exist. Ingestion and manual edits call `invalidate()`; a TTL covers other writers.
+"""
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+
+from .db import Database, get_database
+from .queries import vocab as q
+
+TTL_S = 300.0
+
+
+@dataclass
+class Vocabulary:
+    companies: list[dict] = field(default_factory=list)      # name, aliases, country, industry, cities
+    agreements: list[dict] = field(default_factory=list)     # id, company, service_name, governing_law
+    clause_types: list[str] = field(default_factory=list)
+    spend_years: list[int] = field(default_factory=list)
+
+    @property
+    def countries(self) -> list[str]:
+        return sorted({c["country"] for c in self.companies if c.get("country")})
+
+    @property
+    def industries(self) -> list[str]:
+        return sorted({c["industry"] for c in self.companies if c.get("industry")})
+
+    @property
+    def cities(self) -> list[str]:
+        return sorted({city for c in self.companies for city in c.get("cities") or [] if city})
+
+    @property
+    def governing_laws(self) -> list[str]:
+        return sorted({a["governing_law"] for a in self.agreements if a.get("governing_law")})
+
+    @property
+    def latest_year(self) -> int | None:
+        return max(self.spend_years) if self.spend_years else None
+
+
+_lock = threading.Lock()
+_cache: dict[str, tuple[float, Vocabulary]] = {}
+_generation = 0
+
+
+def invalidate() -> None:
+    global _generation
+    with _lock:
+        _cache.clear()
+        _generation += 1
+
+
+def generation() -> int:
+    return _generation
+
+
+def vocabulary(db: Database | None = None) -> Vocabulary:
+    db = db or get_database()
+    key = db.uri
+    with _lock:
+        hit = _cache.get(key)
+        if hit and time.monotonic() - hit[0] < TTL_S:
+            return hit[1]
+    vocab = Vocabulary(
+        companies=db.read(q.COMPANIES),
+        agreements=db.read(q.AGREEMENTS),
+        clause_types=[r["name"] for r in db.read(q.CLAUSE_TYPES)],
+        spend_years=[r["year"] for r in db.read(q.SPEND_YEARS)],
+    )
+    with _lock:
+        _cache[key] = (time.monotonic(), vocab)
+    return vocab

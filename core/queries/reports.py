@@ -1,0 +1,77 @@
+"""Compliance gap matrix and exploration queries."""
+from .retrieval import AGREEMENT_EXISTS, COMPANY_FILTER
+
+GAP_MATRIX = """
+MATCH (co:Company)
+WHERE """ + COMPANY_FILTER + " AND " + AGREEMENT_EXISTS + """
+OPTIONAL MATCH (co)-[:HAS_SLA]->(s:SLA)
+WITH co, count(s) AS agreements, collect(s.id) AS sla_ids
+UNWIND $types AS required
+OPTIONAL MATCH (co)-[:HAS_SLA]->(:SLA)-[:HAS_CLAUSE]->(c:Clause)-[r:OF_TYPE]->(:ClauseType {name: required})
+WITH co, agreements, sla_ids, required, count(c) AS n,
+     sum(CASE WHEN r.method <> 'manual' AND r.confidence < $review_threshold THEN 1 ELSE 0 END) AS low
+WITH co, agreements, sla_ids, collect({type: required, count: n, low_confidence: low}) AS cells
+RETURN co.name AS company, co.country AS country, co.industry AS industry, co[$spend_key] AS spend,
+       agreements, sla_ids, cells
+ORDER BY spend DESC, company
+"""
+
+COMPANY_LIST = """
+MATCH (co:Company)
+OPTIONAL MATCH (co)-[:HAS_SLA]->(s:SLA)
+RETURN co.name AS name, co.country AS country, co.industry AS industry, co.spend_latest AS spend,
+       collect(s.id) AS sla_ids
+ORDER BY name
+"""
+
+AGREEMENT_LIST = """
+MATCH (co:Company)-[:HAS_SLA]->(s:SLA)
+RETURN s.id AS id, co.name AS company, s.service_name AS service_name, s.governing_law AS governing_law,
+       toString(s.effective_date) AS effective_date, s.clause_count AS clauses, s.source_file AS source_file
+ORDER BY id
+"""
+
+CLAUSE_TYPE_LIST = """
+MATCH (t:ClauseType)
+OPTIONAL MATCH (t)<-[:OF_TYPE]-(c:Clause)
+RETURN t.name AS name, t.description AS description, count(c) AS clauses
+ORDER BY name
+"""
+
+AGREEMENT_CLAUSES = """
+MATCH (co:Company)-[:HAS_SLA]->(s:SLA {id: $sla_id})-[:HAS_CLAUSE]->(c:Clause)-[r:OF_TYPE]->(t:ClauseType)
+RETURN co.name AS company, s.id AS sla_id, c.id AS clause_id, c.title AS clause_title, t.name AS clause_type,
+       r.confidence AS confidence, r.method AS method, c.position AS position, c.text AS text
+ORDER BY c.position
+"""
+
+# neighbourhood of one node for the Explore page: ids are (label, key) chosen by the code
+NEIGHBOURHOOD = """
+MATCH (start) WHERE
+  (start:Company AND start.name = $key AND $label = 'Company') OR
+  (start:SLA AND start.id = $key AND $label = 'SLA') OR
+  (start:Clause AND start.id = $key AND $label = 'Clause') OR
+  (start:ClauseType AND start.name = $key AND $label = 'ClauseType') OR
+  (start:Address AND start.id = $key AND $label = 'Address')
+MATCH path = (start)-[*1..3]-(n)
+WHERE length(path) <= $depth
+  AND all(x IN nodes(path)[1..] WHERE size($labels) = 0 OR any(l IN labels(x) WHERE l IN $labels))
+  AND all(x IN nodes(path) WHERE NOT x:Clause OR size($types) = 0
+          OR EXISTS { MATCH (x)-[:OF_TYPE]->(tt:ClauseType) WHERE tt.name IN $types })
+WITH path LIMIT $limit
+UNWIND relationships(path) AS rel
+WITH DISTINCT rel
+RETURN elementId(startNode(rel)) AS source, elementId(endNode(rel)) AS target, type(rel) AS type,
+       labels(startNode(rel))[0] AS source_label, labels(endNode(rel))[0] AS target_label,
+       properties(startNode(rel)) AS source_props, properties(endNode(rel)) AS target_props
+"""
+
+NODE_BY_KEY = """
+MATCH (n) WHERE
+  (n:Company AND n.name = $key AND $label = 'Company') OR
+  (n:SLA AND n.id = $key AND $label = 'SLA') OR
+  (n:Clause AND n.id = $key AND $label = 'Clause') OR
+  (n:ClauseType AND n.name = $key AND $label = 'ClauseType')
+RETURN elementId(n) AS id, labels(n)[0] AS label, properties(n) AS props
+LIMIT 1
+"""

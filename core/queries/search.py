@@ -1,0 +1,38 @@
+"""Clause search: full-text (BM25), vector (cosine) and exact re-scoring of candidates.
+
+Index names travel as `$index` parameters (the procedures take them as strings), so the same
+queries serve the product's `clause_text` / `clause_embeddings` and the evaluation's own
+indexes on another label. Every node in these indexes is expected to carry an `id`.
+"""
+
+FULLTEXT = (
+    "CALL db.index.fulltext.queryNodes($index, $query, {limit: $k}) YIELD node, score "
+    "RETURN node.id AS id, score ORDER BY score DESC, id LIMIT $k"
+)
+
+# The agreement filter walks the graph (SLA)-[:HAS_CLAUSE]->(Clause) instead of trusting the id
+# prefix, and it has to run before the limit, so Lucene is asked for every match.
+FULLTEXT_IN_AGREEMENTS = (
+    "CALL db.index.fulltext.queryNodes($index, $query) YIELD node, score "
+    "WHERE EXISTS { MATCH (s:SLA)-[:HAS_CLAUSE]->(node) WHERE s.id IN $sla_ids } "
+    "RETURN node.id AS id, score ORDER BY score DESC, id LIMIT $k"
+)
+
+VECTOR = (
+    "CALL db.index.vector.queryNodes($index, $k, $vector) YIELD node, score "
+    "RETURN node.id AS id, score ORDER BY score DESC, id"
+)
+
+# Exact cosine (Neo4j's normalized form (1 + cos) / 2, the same scale as the vector index
+# score) for a set of candidate ids of one label; `label` is chosen by code, never by a user.
+_COSINE_FOR_IDS = (
+    "UNWIND $ids AS cid MATCH (n:{label} {{id: cid}}) WHERE n.embedding IS NOT NULL "
+    "RETURN n.id AS id, vector.similarity.cosine(n.embedding, $vector) AS score"
+)
+SEARCHABLE_LABELS = {"Clause", "AcordClause"}
+
+
+def cosine_for_ids(label: str) -> str:
+    if label not in SEARCHABLE_LABELS:
+        raise ValueError(f"not a searchable label: {label!r}")
+    return _COSINE_FOR_IDS.format(label=label)

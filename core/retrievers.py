@@ -1,0 +1,221 @@
+"""One retriever per retrieval mode, behind one interface (`retrieve(plan) -> Retrieval`).
+
+Each runs named, parameterized Cypher from `core.queries.retrieval` and returns the exact
+query text and parameters that produced its rows, so every answer can be audited and re-run.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from .db import Database
+from .queries import retrieval as q
+from .result import Plan
+
+MAX_ROWS = 200
+RELAY_K = 6
+RELAY_PER_AGREEMENT = 2
+RELAY_EXACT_MAX = 3000       # filtered sets up to this size are searched exactly
+RELAY_MIN_SCORE = 0.60       # Neo4j cosine score (1 + cos) / 2: below this a clause is off-topic
+
+
+class RetrievalError(RuntimeError):
+    pass
+
+
+@dataclass
+class Retrieval:
+    cypher: str
+    params: dict[str, Any]
+    rows: list[dict]
+    warnings: list[str] = field(default_factory=list)
+    trace: list[dict] = field(default_factory=list)
+    timings_ms: dict[str, float] = field(default_factory=dict)
+
+
+def base_params(plan: Plan) -> dict[str, Any]:
+    p = plan.params
+    year = p.get("spend_year")
+    spend_key = f"spend_{int(year)}" if year else "spend_latest"
+    return {
+        "companies": list(p.get("companies") or []), "sla_ids": list(p.get("sla_ids") or []),
+        "types": list(p.get("types") or []), "countries": list(p.get("countries") or []),
+        "industries": list(p.get("industries") or []), "cities": list(p.get("cities") or []),
+        "governing_laws": list(p.get("governing_laws") or []),
+        "spend_min": p.get("spend_min"), "spend_max": p.get("spend_max"), "spend_key": spend_key,
+        "date_from": p.get("date_from"), "date_to": p.get("date_to"), "limit": MAX_ROWS,
+    }
+
+
+class Retriever:
+    name = "base"
+
+    def __init__(self, db: Database):
+        self.db = db
+
+    def retrieve(self, plan: Plan, embed=None) -> Retrieval:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def _run(self, cypher: str, params: dict) -> Retrieval:
+        t0 = time.perf_counter()
+        rows = self.db.read(cypher, params)
+        r = Retrieval(cypher.strip(), params, rows)
+        r.timings_ms["query"] = round((time.perf_counter() - t0) * 1000, 2)
+        if len(rows) >= params.get("limit", MAX_ROWS) and "limit" in params:
+            r.warnings.append(f"showing the first {params['limit']} rows only")
+        return r
+
+
+class DocumentRetriever(Retriever):
+    """Known company or agreement -> its clauses in NEXT order (optionally one type, or a neighbour)."""
+
+    name = "document"
+
+    def retrieve(self, plan: Plan, embed=None) -> Retrieval:
+        params = base_params(plan)
+        if plan.intent == "next_clause":
+            params.update(direction=plan.params.get("direction", "after"),
+                          anchor_text=plan.params.get("anchor_text") or "")
+            return self._run(q.NEIGHBOUR_CLAUSE, params)
+        result = self._run(q.DOCUMENT_CLAUSES, params)
+        if plan.intent == "document_topic" and plan.params.get("text") and embed and result.rows:
+            # rank the document's clauses by the topic, keep the best few (full text kept)
+            vec = embed(plan.params["text"])
+            ids = [r["clause_id"] for r in result.rows]
+            ranked = self.db.read(q.RANK_BY_VECTOR, {"ids": ids, "vector": vec})
+            score = {r["clause_id"]: r["score"] for r in ranked}
+            rows = sorted(result.rows, key=lambda r: -score.get(r["clause_id"], 0))
+            best = score.get(rows[0]["clause_id"], 0)
+            result.rows = [dict(r, score=score.get(r["clause_id"])) for r in rows
+                           if score.get(r["clause_id"], 0) >= max(RELAY_MIN_SCORE, best - 0.08)][:3]
+            result.warnings.append("clauses ranked by similarity to the topic; the full document is in Explore")
+        return result
+
+
+
+class ClauseTypeRetriever(Retriever):
+    """A clause type -> its clauses across all agreements, with company context."""
+
+    name = "clause_type"
+
+    def retrieve(self, plan: Plan, embed=None) -> Retrieval:
+        params = base_params(plan)
+        if not params["types"]:
+            raise RetrievalError("clause_type mode needs a clause type in the question")
+        return self._run(q.CLAUSE_TYPE_CLAUSES, {"types": params["types"], "limit": MAX_ROWS})
+
+
+class AttributeRetriever(Retriever):
+    """Filter companies/agreements by attributes; clauses, gaps, presence, counts and sums."""
+
+    name = "attribute"
+
+    def retrieve(self, plan: Plan, embed=None) -> Retrieval:
+        params = base_params(plan)
+        intent = plan.intent
+        if intent == "no_agreement":
+            return self._run(q.NO_AGREEMENT, params)
+        if intent in {"gap", "presence"} or (intent in {"count", "sum_spend"} and params["types"]):
+            params.update(gap=bool(plan.params.get("gap", intent == "gap")),
+                          type_match=plan.params.get("type_match", "all"))
+            return self._run(q.TYPE_COVERAGE, params)
+        if intent == "attribute_clauses" or (params["types"] and intent not in {"companies", "count", "sum_spend"}):
+            return self._run(q.ATTRIBUTE_CLAUSES, params)
+        return self._run(q.COMPANIES, params)
+
+
+class RelayRetriever(Retriever):
+    """Vector search, then walk back HAS_CLAUSE/HAS_SLA and filter by attributes.
+
+    A filter applied after a top-k vector search silently returns fewer than k, so the
+    candidate pool grows until k clauses survive; small filtered sets are searched exactly.
+    """
+
+    name = "relay"
+
+    def retrieve(self, plan: Plan, embed=None) -> Retrieval:
+        text = plan.params.get("text") or plan.params.get("question") or ""
+        if not text or embed is None:
+            raise RetrievalError("relay mode needs a topic to search for")
+        t0 = time.perf_counter()
+        vector = embed(text)
+        t_embed = (time.perf_counter() - t0) * 1000
+        params = base_params(plan)
+        params.update(vector=vector, k=RELAY_K * 4)
+        filtered = any(params[k] for k in ("companies", "sla_ids", "countries", "industries", "cities",
+                                             "governing_laws")) or params["spend_min"] is not None \
+            or params["spend_max"] is not None or params["date_from"] or params["date_to"] or params["types"]
+        trace = []
+        total = self.db.read(q.TOTAL_CLAUSES)[0]["n"]
+        if filtered:
+            n_filtered = self.db.read(q.FILTERED_CLAUSE_COUNT, params)[0]["n"]
+            if n_filtered <= RELAY_EXACT_MAX:
+                res = self._run(q.RELAY_EXACT, params)
+                trace.append({"strategy": "exact", "filtered_clauses": n_filtered, "returned": len(res.rows)})
+                return self._finish(res, trace, t_embed, scanned=n_filtered)
+        candidates = max(RELAY_K * 10, 50)
+        while True:
+            params["candidates"] = min(candidates, max(total, 1))
+            res = self._run(q.RELAY_VECTOR, params)
+            trace.append({"strategy": "vector", "candidates": params["candidates"], "returned": len(res.rows)})
+            if len(_cap(res.rows)) >= RELAY_K or params["candidates"] >= total:
+                break
+            candidates *= 4
+        return self._finish(res, trace, t_embed, scanned=params["candidates"])
+
+    def _finish(self, res: Retrieval, trace: list, t_embed: float, scanned: int) -> Retrieval:
+        before = len(res.rows)
+        rows = [r for r in res.rows if (r.get("score") or 0) >= RELAY_MIN_SCORE]
+        rows = _cap(rows)[:RELAY_K]
+        res.rows = rows
+        res.trace = trace
+        res.timings_ms["embed"] = round(t_embed, 2)
+        res.warnings.append(f"relay: k asked {RELAY_K}, returned {len(rows)}, candidates scanned {scanned}"
+                            + (f", {before - len(rows)} dropped below the relevance floor or the per-agreement cap"
+                               if before > len(rows) else ""))
+        return res
+
+
+def _cap(rows: list[dict], per_agreement: int = RELAY_PER_AGREEMENT) -> list[dict]:
+    seen: dict[str, int] = {}
+    out = []
+    for r in rows:
+        n = seen.get(r["sla_id"], 0)
+        if n < per_agreement:
+            out.append(r)
+            seen[r["sla_id"]] = n + 1
+    return out
+
+
+class HybridRetriever(Retriever):
+    """Full-text + vector fused with reciprocal rank fusion, at most 2 clauses per agreement."""
+
+    name = "hybrid"
+
+    def retrieve(self, plan: Plan, embed=None) -> Retrieval:
+        from .search import hybrid_search
+
+        text = plan.params.get("text") or ""
+        if not text or embed is None:
+            raise RetrievalError("hybrid mode needs words to search for")
+        t0 = time.perf_counter()
+        vector = embed(text)
+        t_embed = (time.perf_counter() - t0) * 1000
+        hits = hybrid_search(self.db, text, vector, k=RELAY_K * 3, per_agreement_cap=RELAY_PER_AGREEMENT)
+        params = base_params(plan)
+        params.update(ids=[h.clause_id for h in hits], scores=[float(h.score) for h in hits])
+        res = self._run(q.CLAUSES_BY_ID, params)
+        res.rows = res.rows[:RELAY_K]
+        res.timings_ms["embed"] = round(t_embed, 2)
+        res.trace = [{"strategy": "rrf", "hits": len(hits), "sources": [h.sources for h in hits[:RELAY_K]]}]
+        return res
+
+
+RETRIEVERS = {
+    "document": DocumentRetriever,
+    "clause_type": ClauseTypeRetriever,
+    "attribute": AttributeRetriever,
+    "relay": RelayRetriever,
+    "hybrid": HybridRetriever,
+}

@@ -1,0 +1,184 @@
+"""Ask: chat with the contract graph; answer, Cypher, subgraph and evidence side by side."""
+import uuid
+
+import pandas as pd
+import streamlit as st
+
+from core import service, ui_support
+
+ctx = ui_support.page_setup("Ask", warm_embedder=True)
+
+EXAMPLES = (
+    "Which high-spend suppliers lack a termination clause?",
+    "Compare the termination clauses of all suppliers.",
+    "Data protection clauses of German healthcare companies.",
+    "What does Medivance's agreement say about support?",
+    "Clauses of technology suppliers about restoring data after an outage.",
+    "And their liability clause?",
+)
+MODE_HELP = {
+    "auto": "auto (route the question)",
+    "document": "document — start from a company or agreement",
+    "clause_type": "clause_type — pivot on a clause type",
+    "attribute": "attribute — filter companies, incl. gaps",
+    "relay": "relay — vector search, then walk back",
+    "hybrid": "hybrid — vector + full-text, then the graph",
+    "text2cypher": "text2cypher — LLM writes Cypher (needs an LLM)",
+}
+MAX_CARDS = 25
+
+ss = st.session_state
+ss.setdefault("ask_history", [])
+ss.setdefault("ask_session_id", "ui-" + uuid.uuid4().hex[:16])
+
+
+def new_conversation() -> None:
+    try:
+        service.sessions().reset(ss["ask_session_id"])
+    except (OSError, ValueError):
+        pass
+    ss["ask_history"] = []
+    ss["ask_session_id"] = "ui-" + uuid.uuid4().hex[:16]
+
+
+def queue_example(q: str) -> None:
+    ss["ask_pending"] = q
+
+
+# ---- header and controls ------------------------------------------------------------
+head, mode_col, reset_col = st.columns([3, 2, 1], vertical_alignment="bottom")
+with head:
+    st.title("Ask the contract graph")
+with mode_col:
+    mode = st.selectbox("Retrieval mode", service.ALL_MODES, key="ask_mode",
+                        format_func=lambda m: MODE_HELP.get(m, m),
+                        help="auto lets the planner choose; pick a mode to force it.")
+with reset_col:
+    st.button("New conversation", on_click=new_conversation, icon=":material/restart_alt:",
+              width="stretch")
+
+st.caption("Try one:")
+ex_cols = st.columns(len(EXAMPLES))
+for i, (col, q) in enumerate(zip(ex_cols, EXAMPLES)):
+    col.button(q, key=f"example_{i}", on_click=queue_example, args=(q,), width="stretch")
+
+question = st.chat_input("Ask about suppliers, agreements and clauses (English or 中文)…", key="ask_input")
+question = question or ss.pop("ask_pending", None)
+
+if question:
+    with st.status(f"Answering: {question}", expanded=False) as status:
+        result = ctx.call(service.ask, question, mode=mode, session=ss["ask_session_id"])
+        status.update(label=f"Answered in {result.timings_ms.get('total', 0):,.0f} ms ({result.mode} mode)",
+                      state="complete")
+    ss["ask_history"].append({"question": question, "mode": mode, "result": result})
+
+
+# ---- rendering ----------------------------------------------------------------------
+def render_plan(result) -> None:
+    plan = result.plan or {}
+    if plan:
+        st.markdown(f"**Plan** · intent `{plan.get('intent', '-')}` · mode `{result.mode}`"
+                    + (f" · language `{plan.get('language')}`" if plan.get("language") else ""))
+        if plan.get("why"):
+            st.caption(plan["why"])
+    else:
+        st.markdown(f"**Plan** · mode `{result.mode}`")
+
+
+def render_cypher(result, idx: int) -> None:
+    st.markdown("#### Cypher that ran")
+    if result.cypher:
+        st.code(result.cypher, language="cypher", line_numbers=False)
+        st.markdown("**Parameters**")
+        st.code(ui_support.params_json(result.params), language="json")
+        st.caption(f"{len(result.rows)} row(s) returned")
+    else:
+        st.info("No Cypher ran for this question.")
+
+
+def render_evidence(result, idx: int) -> None:
+    st.markdown(f"#### Evidence ({len(result.evidence)})")
+    if not result.evidence:
+        st.info("No evidence: nothing in the graph matched.")
+        return
+    for ev in result.evidence[:MAX_CARDS]:
+        with st.container(border=True):
+            where = " · ".join(x for x in (ev.company, ev.sla_id) if x)
+            st.markdown(f"**[{ev.ref}]** {where or '—'}")
+            if ev.clause_id:
+                bits = [f"*{ev.clause_title or ev.clause_id}*", f"`{ev.clause_type or 'untyped'}`"]
+                if ev.confidence is not None:
+                    bits.append(f"confidence {ev.confidence:.2f}")
+                if ev.score is not None:
+                    bits.append(f"score {ev.score:.3f}")
+                st.markdown(" · ".join(bits))
+                if ev.text:
+                    with st.expander(f"Full text of {ev.clause_id}"):
+                        st.markdown(ev.text)
+            elif ev.score is not None:
+                st.caption(f"score {ev.score:.3f}")
+    if len(result.evidence) > MAX_CARDS:
+        st.caption(f"… and {len(result.evidence) - MAX_CARDS} more evidence items.")
+
+
+def render_details(result, idx: int) -> None:
+    plan = result.plan or {}
+    left, right = st.columns(2)
+    with left:
+        st.markdown("**Linked entities**")
+        if plan.get("linked"):
+            st.json(plan["linked"], expanded=False)
+        else:
+            st.caption("none")
+        if plan.get("suggestions"):
+            st.markdown("**Suggestions**")
+            for s in plan["suggestions"]:
+                st.markdown(f"- {s}")
+        if plan.get("params"):
+            st.markdown("**Plan parameters**")
+            st.json(ui_support.short_params(plan["params"]), expanded=False)
+    with right:
+        st.markdown("**Timings per stage (ms)**")
+        if result.timings_ms:
+            df = pd.DataFrame({"stage": list(result.timings_ms), "ms": list(result.timings_ms.values())})
+            st.dataframe(df, hide_index=True)
+        if result.trace:
+            st.markdown("**Trace**")
+            st.json(result.trace, expanded=False)
+
+
+def render_result(result, idx: int, latest: bool) -> None:
+    for w in result.warnings:
+        st.warning(w, icon=":material/warning:")
+    render_plan(result)
+    if not latest:
+        st.markdown(result.answer)
+        with st.expander("Cypher and evidence"):
+            render_cypher(result, idx)
+            render_evidence(result, idx)
+        return
+    top_left, top_right = st.columns([1, 1], gap="medium")
+    with top_left:
+        st.markdown("#### Answer")
+        st.markdown(result.answer)
+    with top_right:
+        render_cypher(result, idx)
+    bottom_left, bottom_right = st.columns([1, 1], gap="medium")
+    with bottom_left:
+        st.markdown("#### Subgraph")
+        ui_support.render_graph(result.subgraph, height=440)
+    with bottom_right:
+        render_evidence(result, idx)
+    with st.expander("Plan details and timings"):
+        render_details(result, idx)
+
+
+history = ss["ask_history"]
+if not history:
+    st.info("Ask a question below or click an example. Follow-ups such as “and their liability clause?” "
+            "keep the companies and filters of the previous turn.", icon=":material/info:")
+for i, turn in enumerate(history):
+    with st.chat_message("user"):
+        st.markdown(turn["question"])
+    with st.chat_message("assistant"):
+        render_result(turn["result"], i, latest=(i == len(history) - 1))

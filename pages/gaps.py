@@ -1,0 +1,120 @@
+"""Compliance gaps: which suppliers lack a required clause type (companies x types)."""
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from core import service, ui_support
+
+ctx = ui_support.page_setup("Compliance gaps")
+st.title("Compliance gaps")
+st.caption("Companies × required clause types: how many clauses of each type their agreements contain. "
+           "A zero is a gap.")
+
+type_names = ctx.type_names()
+companies = ctx.companies()
+years = ctx.spend_years()
+countries = sorted({c["country"] for c in companies if c.get("country")})
+industries = sorted({c["industry"] for c in companies if c.get("industry")})
+
+with st.container(border=True):
+    required = st.multiselect("Required clause types", type_names,
+                              default=[t for t in service.DEFAULT_REQUIRED if t in type_names], key="gaps_required")
+    f1, f2, f3, f4 = st.columns(4)
+    sel_countries = f1.multiselect("Country", countries, key="gaps_countries")
+    sel_industries = f2.multiselect("Industry", industries, key="gaps_industries")
+    min_spend = f3.number_input("Minimum spend", min_value=0.0, value=0.0, step=50_000.0, format="%.0f",
+                                key="gaps_min_spend", help="0: no minimum")
+    year_options = [None] + list(reversed(years))
+    year = f4.selectbox("Spend year", year_options, key="gaps_year",
+                        format_func=lambda y: f"latest ({max(years)})" if y is None and years else str(y or "latest"))
+    only_gaps = st.toggle("Only companies with gaps", value=False, key="gaps_only")
+
+if not required:
+    st.warning("Choose at least one required clause type.")
+    st.stop()
+
+try:
+    report = ctx.call(service.gap_report, required, countries=sel_countries, industries=sel_industries,
+                      min_spend=min_spend or None, year=year)
+except ValueError as exc:
+    st.error(str(exc))
+    st.stop()
+
+totals = report.totals()
+m1, m2, m3, m4 = st.columns(4)
+m1.metric("Companies", totals["companies"])
+m2.metric("Companies with gaps", totals["companies_with_gaps"])
+m3.metric(f"Spend at risk ({report.spend_year or 'latest'})", f"{totals['spend_at_risk']:,.0f}")
+worst = max(totals["missing_by_type"].items(), key=lambda kv: kv[1], default=(None, 0))
+m4.metric("Most often missing", worst[0] if worst[1] else "—", f"{worst[1]} companies" if worst[1] else None,
+          delta_color="off")
+
+rows = report.companies_with_gaps if only_gaps else report.rows
+if not rows:
+    st.success("No company matches these filters." if not report.rows else "No gaps: every company has every required type.")
+else:
+    # ---- heatmap -------------------------------------------------------------------
+    names = [r.company for r in rows]
+    z = [[r.counts.get(t, 0) for t in required] for r in rows]
+    text = [[("✗ missing" if r.counts.get(t, 0) == 0 else
+              f"{r.counts[t]}" + (f" ({r.low_confidence.get(t, 0)} low conf.)" if r.low_confidence.get(t) else ""))
+             for t in required] for r in rows]
+    zmax = max(2, max(max(row) for row in z))
+    colorscale = [[0.0, "#cf222e"], [0.5 / zmax, "#cf222e"], [0.5 / zmax + 1e-9, "#c6e6c9"], [1.0, "#1a7f37"]]
+    fig = go.Figure(go.Heatmap(
+        z=z, x=required, y=names, text=text, texttemplate="%{text}", colorscale=colorscale, zmin=0, zmax=zmax,
+        xgap=2, ygap=2, colorbar={"title": "clauses"},
+        hovertemplate="%{y}<br>%{x}: %{z} clause(s)<extra></extra>"))
+    fig.update_layout(height=max(260, 34 * len(rows) + 120), margin={"l": 10, "r": 10, "t": 30, "b": 10},
+                      yaxis={"autorange": "reversed"}, xaxis={"side": "top"})
+    st.plotly_chart(fig, key="gaps_heatmap")
+
+    # ---- table -----------------------------------------------------------------------
+    def cell(r, t):
+        n = r.counts.get(t, 0)
+        if n == 0:
+            return "✗ missing"
+        low = r.low_confidence.get(t, 0)
+        return f"✓ {n}" + (f" ⚠ {low} low-confidence" if low else "")
+
+    table = pd.DataFrame([{
+        "company": r.company, "country": r.country, "industry": r.industry, "spend": r.spend,
+        "agreements": r.agreements, **{t: cell(r, t) for t in required},
+        "missing": ", ".join(r.missing) or "—"} for r in rows])
+    st.dataframe(table, hide_index=True, key="gaps_table",
+                 column_config={"spend": st.column_config.NumberColumn(format="localized")})
+
+d1, d2, _ = st.columns([1, 1, 3])
+d1.download_button("Download CSV", report.to_csv(), file_name="compliance-gaps.csv", mime="text/csv",
+                   icon=":material/download:", key="gaps_csv")
+d2.download_button("Download Markdown", report.to_markdown(), file_name="compliance-gaps.md", mime="text/markdown",
+                   icon=":material/download:", key="gaps_md")
+
+with st.expander("The Cypher behind this report"):
+    st.code(report.cypher, language="cypher")
+    st.code(ui_support.params_json(report.params), language="json")
+
+# ---- drill-down ----------------------------------------------------------------------
+st.divider()
+st.markdown("### Drill down")
+if report.rows:
+    pick = st.selectbox("Company", [r.company for r in rows or report.rows], key="gaps_drill_company")
+    row = next(r for r in report.rows if r.company == pick)
+    if row.missing:
+        st.warning(f"{pick} lacks: {', '.join(row.missing)}", icon=":material/report:")
+    else:
+        st.success(f"{pick} has every required clause type.")
+    if not row.sla_ids:
+        st.info("No agreements.")
+    for sla in row.sla_ids:
+        clauses = ctx.call(service.agreement_clauses, sla)
+        with st.expander(f"{sla} — {len(clauses)} clauses", expanded=len(row.sla_ids) == 1):
+            if clauses:
+                df = pd.DataFrame([{"#": c.get("position"), "title": c.get("clause_title"), "type": c.get("clause_type"),
+                                    "confidence": c.get("confidence"), "method": c.get("method"),
+                                    "required": "✓" if c.get("clause_type") in required else ""} for c in clauses])
+                st.dataframe(df, hide_index=True)
+                for c in clauses:
+                    if c.get("clause_type") in required:
+                        st.markdown(f"**{c.get('clause_title')}** (`{c.get('clause_type')}`)")
+                        st.markdown(c.get("text") or "")

@@ -1,0 +1,349 @@
+"""Every dashboard page under Streamlit's AppTest, against the real graph (demo corpus).
+
+Each page runs both through `app.py` (st.navigation) and as its own file, without
+exceptions; the Ask, Compliance-gaps, Explore, Data, Quality and Query-log pages are then
+driven like an analyst would and checked for the content that matters.
+"""
+from __future__ import annotations
+
+import io
+import json
+import re
+import zipfile
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parent.parent
+DEMO = ROOT / "data" / "demo"
+APP = ROOT / "app.py"
+PAGES = {
+    "pages/ask.py": "Ask the contract graph",
+    "pages/explore.py": "Explore the graph",
+    "pages/gaps.py": "Compliance gaps",
+    "pages/data.py": "Data",
+    "pages/quality.py": "Quality",
+    "pages/query_log.py": "Query log",
+}
+CANONICAL = "Which high-spend suppliers lack a termination clause?"
+TIMEOUT = 180  # the first Ask run loads the embedding model
+
+
+@pytest.fixture(scope="module")
+def demo(db):
+    import streamlit as st
+
+    from core.ingest import ingest_corpus
+
+    report = ingest_corpus(DEMO, db=db)
+    assert report.ok, report.errors
+    st.cache_data.clear()  # lists cached by an earlier module describe another graph
+    return report
+
+
+def run_page(path: str, **state) -> AppTest:
+    at = AppTest.from_file(str(ROOT / path), default_timeout=TIMEOUT)
+    for k, v in state.items():
+        at.session_state[k] = v
+    return at.run()
+
+
+def texts(at: AppTest) -> str:
+    """All visible text of the run (markdown, captions, alerts, code, titles, metrics)."""
+    parts = []
+    for kind in ("title", "header", "subheader", "markdown", "caption", "code", "error", "warning", "info",
+                 "success", "text"):
+        parts += [str(e.value) for e in getattr(at, kind)]
+    parts += [f"{m.label} {m.value}" for m in at.metric]
+    return "\n".join(parts)
+
+
+def no_problems(at: AppTest) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+
+
+@pytest.mark.parametrize("page", list(PAGES))
+def test_page_runs_on_its_own(demo, page):
+    at = run_page(page)
+    no_problems(at)
+    assert [t.value for t in at.title][:1] == [PAGES[page]]
+    side = "\n".join(str(e.value) for e in at.sidebar.success) + "\n".join(str(e.value) for e in at.sidebar.info)
+    assert "Database: Neo4j at bolt://" in side
+    assert "offline planner" in side
+
+
+def test_every_page_through_app_navigation(demo):
+    at = AppTest.from_file(str(APP), default_timeout=TIMEOUT).run()
+    no_problems(at)
+    assert at.title[0].value == PAGES["pages/ask.py"], "Ask is the landing page"
+    for page, title in PAGES.items():
+        at.switch_page(page).run()
+        no_problems(at)
+        assert at.title[0].value == title, page
+
+
+def test_ask_canonical_question_shows_answer_cypher_graph_and_evidence(demo):
+    at = run_page("pages/ask.py")
+    at.chat_input[0].set_value(CANONICAL).run()
+    no_problems(at)
+    cypher = [c.value for c in at.code if c.language == "cypher"]
+    assert any("OPTIONAL MATCH" in c for c in cypher), cypher
+    params = [c.value for c in at.code if c.language == "json"]
+    assert params and json.loads(params[0])["types"] == ["Termination"]
+    result = at.session_state["ask_history"][-1]["result"]
+    assert result.mode == "attribute" and result.plan["intent"] == "gap"
+    body = texts(at)
+    assert result.answer and result.answer in body
+    # the answer names suppliers and cites them; each cited supplier has an evidence card
+    assert "[S1]" in result.answer
+    for ev in result.evidence:
+        assert f"**[{ev.ref}]** {ev.company}" in body
+    assert "Evidence (" in body and "intent `gap`" in body
+    # the demo's high-spend suppliers without a Termination clause (data/demo/expected.json)
+    expected = _demo_gap_companies(min_spend=200000)
+    assert set(result.evidence_companies) == expected
+    # the graph is drawn (an iframe holding the pyvis network with a MISSING edge per gap)
+    frames = at.get("iframe")
+    assert frames, "no subgraph iframe"
+    assert any(e["type"] == "MISSING" for e in result.subgraph["edges"])
+    # timings per stage are shown
+    timings = [df.value for df in at.dataframe if "stage" in df.value.columns]
+    assert timings and {"plan", "retrieve", "total"} <= set(timings[0]["stage"])
+
+
+def _demo_gap_companies(min_spend: float) -> set[str]:
+    import csv
+
+    expected = json.loads((DEMO / "expected.json").read_text(encoding="utf-8"))
+    agreements = list(csv.DictReader((DEMO / "agreements.csv").open(encoding="utf-8")))
+    spend_rows = list(csv.DictReader((DEMO / "spend.csv").open(encoding="utf-8")))
+    latest = max(int(r["year"]) for r in spend_rows)
+    spend = {r["company"]: float(r["amount"]) for r in spend_rows if int(r["year"]) == latest}
+    has_term: dict[str, bool] = {}
+    for a in agreements:
+        types = {c["type"] for c in expected.get(a["sla_id"], [])}
+        has_term[a["company"]] = has_term.get(a["company"], False) or "Termination" in types
+    return {c for c, ok in has_term.items() if not ok and spend.get(c, 0) > min_spend}
+
+
+def test_ask_follow_up_uses_the_session(demo):
+    at = run_page("pages/ask.py")
+    at.chat_input[0].set_value(CANONICAL).run()
+    first = at.session_state["ask_history"][-1]["result"]
+    at.chat_input[0].set_value("And their liability clause?").run()
+    no_problems(at)
+    history = at.session_state["ask_history"]
+    assert len(history) == 2
+    follow = history[-1]["result"]
+    assert "Liability" in follow.plan["params"].get("types", [])
+    # the page passed its service session: the follow-up inherited the previous turn's context
+    # (the high-spend filter), so it is about high-spend suppliers only, not the whole corpus
+    assert follow.session == first.session == at.session_state["ask_session_id"]
+    assert follow.plan["linked"].get("from_session")
+    spend = {c["name"]: c["spend"] for c in service_companies()}
+    assert follow.evidence_companies and all(spend[c] > 200000 for c in follow.evidence_companies)
+    # both turns stay visible; the first is collapsed to its answer
+    assert len(at.chat_message) == 4
+    assert first.answer in texts(at)
+
+
+def service_companies():
+    from core import service
+
+    return service.list_companies()
+
+
+def test_ask_example_button_and_mode_selector(demo):
+    at = run_page("pages/ask.py")
+    buttons = [b for b in at.button if b.label.startswith("Compare the termination clauses")]
+    assert buttons
+    at.selectbox(key="ask_mode").set_value("clause_type")
+    buttons[0].click().run()
+    no_problems(at)
+    result = at.session_state["ask_history"][-1]["result"]
+    assert result.mode == "clause_type"
+    assert result.evidence and all(e.clause_type == "Termination" for e in result.evidence)
+    assert [o for o in at.selectbox(key="ask_mode").options][0].startswith("auto")
+    # New conversation clears the history and the service session
+    sid = at.session_state["ask_session_id"]
+    next(b for b in at.button if b.label == "New conversation").click().run()
+    assert at.session_state["ask_history"] == [] and at.session_state["ask_session_id"] != sid
+
+
+def test_gaps_page_heatmap_table_totals_and_exports(demo):
+    at = run_page("pages/gaps.py")
+    no_problems(at)
+    assert at.multiselect(key="gaps_required").value == ["Termination", "Liability", "Data Protection"]
+    charts = at.get("plotly_chart")
+    assert charts, "no heatmap"
+    fig = json.loads(charts[0].proto.spec)
+    assert fig["data"][0]["type"] == "heatmap"
+    assert fig["data"][0]["x"] == ["Termination", "Liability", "Data Protection"]
+    table = next(df.value for df in at.dataframe if "missing" in df.value.columns)
+    assert len(table) == 16  # every demo company has an agreement
+    with_gaps = table[table["missing"] != "—"]
+    assert len(with_gaps) > 0 and (table == "✗ missing").any().any()
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Companies"] == "16" and metrics["Companies with gaps"] == str(len(with_gaps))
+    assert {b.label for b in at.download_button} == {"Download CSV", "Download Markdown"}
+    # filters narrow the report; the drill-down shows the selected company's gaps and clauses
+    at.multiselect(key="gaps_countries").set_value(["Germany"]).run()
+    no_problems(at)
+    table = next(df.value for df in at.dataframe if "missing" in df.value.columns)
+    assert set(table["country"]) == {"Germany"}
+    at.toggle(key="gaps_only").set_value(True).run()
+    no_problems(at)
+    company = at.selectbox(key="gaps_drill_company").value
+    row = table[table["company"] == company].iloc[0]
+    assert row["missing"] != "—"
+    assert any(w.value == f"{company} lacks: {row['missing']}" for w in at.warning)
+    assert any(e.label.startswith("SLA-") for e in at.expander)
+
+
+def test_explore_page_neighbourhood_and_reading_order(demo):
+    at = run_page("pages/explore.py")
+    no_problems(at)
+    assert at.get("iframe"), "no neighbourhood graph"
+    at.segmented_control(key="explore_kind").set_value("Agreement").run()
+    at.selectbox(key="explore_agreement").set_value("SLA-001").run()
+    at.slider(key="explore_depth").set_value(1).run()
+    no_problems(at)
+    titles = [e.label for e in at.expander]
+    expected = json.loads((DEMO / "expected.json").read_text(encoding="utf-8"))["SLA-001"]
+    assert len(titles) == len(expected)
+    for i, (label, exp) in enumerate(zip(titles, expected), start=1):
+        assert label.startswith(f"{i}. {exp['title']}"), (label, exp)
+    # clause-type start with a label filter
+    at.segmented_control(key="explore_kind").set_value("Clause type").run()
+    at.selectbox(key="explore_type").set_value("Termination").run()
+    no_problems(at)
+    assert "Neighbourhood of clause type *Termination*" in texts(at)
+
+
+def test_data_page_upload_zip_review_and_stats(demo, db):
+    at = run_page("pages/data.py")
+    no_problems(at)
+    # graph statistics from the service
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["companies"] == "16" and metrics["agreements"] == "16"
+    # review queue: correct the least confident clause to its expected type
+    from core import service
+
+    queue = service.review_queue()
+    assert queue, "the demo has low-confidence clauses to review"
+    pick = queue[0]["clause_id"]
+    sla, pos = pick.split("#")
+    truth = json.loads((DEMO / "expected.json").read_text(encoding="utf-8"))[sla][int(pos) - 1]["type"]
+    assert at.selectbox(key="review_clause").value == pick
+    at.selectbox(key=f"review_type_{pick}").set_value(truth)
+    next(b for b in at.button if b.key == "review_save").click().run()
+    no_problems(at)
+    after = {c["clause_id"]: c for c in service.agreement_clauses(sla)}
+    assert after[pick]["clause_type"] == truth and after[pick]["method"] == "manual"
+    assert pick not in [q["clause_id"] for q in service.review_queue()]
+
+
+def test_data_page_ingests_an_uploaded_zip(demo):
+    """Re-uploading the demo corpus as a zip is a no-op ingest: every agreement unchanged."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        for p in DEMO.rglob("*"):
+            if p.is_file():
+                zf.write(p, "demo/" + p.relative_to(DEMO).as_posix())
+    at = run_page("pages/data.py")
+    at.file_uploader(key="data_zip").upload("demo.zip", buf.getvalue(), "application/zip").run()
+    next(b for b in at.button if b.key == "data_ingest").click().run()
+    no_problems(at)
+    report = at.session_state["data_last_report"]
+    assert report.count("unchanged") == 16 and report.count("rejected") == 0
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Unchanged"] == "16"
+
+
+def test_quality_and_query_log_pages_show_logged_requests(demo):
+    from core import service
+
+    service.ask(CANONICAL)
+    at = run_page("pages/quality.py")
+    no_problems(at)
+    assert at.get("plotly_chart"), "no latency/mode charts"
+    assert int(next(m.value for m in at.metric if m.label == "Requests")) >= 1
+    at = run_page("pages/query_log.py")
+    no_problems(at)
+    at.text_input(key="log_search").set_value("high-spend suppliers lack").run()
+    no_problems(at)
+    assert any(CANONICAL in e.label for e in at.expander)
+    assert any("OPTIONAL MATCH" in c.value for c in at.code if c.language == "cypher")
+
+
+def test_evaluation_results_tolerates_shapes(tmp_path):
+    from core import service
+
+    assert service.evaluation_results(tmp_path / "none") == []
+    (tmp_path / "acord-test-2026-01-02.json").write_text(json.dumps(
+        {"date": "2026-01-02", "split": "test", "methods": {"hybrid": {"ndcg@10": 0.6}}, "per_query": [{"x": 1}]}))
+    (tmp_path / "other-2026-01-01.json").write_text(json.dumps({"generated_at": "2026-01-01T00:00:00Z", "acc": 0.9}))
+    (tmp_path / "broken-2026-01-03.json").write_text("{not json")
+    runs = service.evaluation_results(tmp_path)
+    assert [r.name for r in runs] == ["other", "acord-test", "broken"]
+    assert runs[0].metrics == {"acc": 0.9}
+    assert runs[1].metrics == {"methods.hybrid.ndcg@10": 0.6} and runs[1].meta["split"] == "test"
+    assert runs[2].error and not runs[2].metrics
+
+
+def test_safe_zip_extraction_refuses_escapes(tmp_path):
+    from core.ui_support import UnsafeArchive, find_corpus_root, safe_extract_zip
+
+    def make(entries):
+        buf = io.BytesIO()
+        with zipfile.ZipFile(buf, "w") as zf:
+            for name, data, mode in entries:
+                info = zipfile.ZipInfo(name)
+                if mode:
+                    info.external_attr = mode << 16
+                zf.writestr(info, data)
+        return buf.getvalue()
+
+    for bad, why in [([("../evil.txt", b"x", 0)], "'..'"), ([("/etc/evil", b"x", 0)], "absolute"),
+                     ([("link", b"/etc/passwd", 0o120777)], "links")]:
+        with pytest.raises(UnsafeArchive, match=re.escape(why)):
+            safe_extract_zip(make(bad), tmp_path / "out")
+    with pytest.raises(UnsafeArchive, match="limit"):
+        safe_extract_zip(make([("big.txt", b"x" * 5000, 0)]), tmp_path / "out", max_bytes=1000)
+    assert not (tmp_path / "evil.txt").exists()
+    files = safe_extract_zip(make([("corpus/companies.csv", b"name\n", 0), ("corpus/contracts/a.md", b"# A", 0)]),
+                             tmp_path / "ok")
+    assert len(files) == 2 and find_corpus_root(tmp_path / "ok") == tmp_path / "ok" / "corpus"
+
+
+def test_pages_hold_no_cypher_or_driver():
+    for page in (ROOT / "pages").glob("*.py"):
+        src = page.read_text(encoding="utf-8")
+        assert not re.search(r"GraphDatabase|execute_query|session\.run|MATCH \(|MERGE \(|import neo4j|from neo4j",
+                             src), page
+
+
+def test_database_down_shows_error_and_recovers(demo, db):
+    """With an unreachable database every page shows what to do (no traceback); back again, it works."""
+    from core import service
+    from core.db import Connection, Database, set_database
+
+    dead = Database(Connection("bolt://127.0.0.1:1", "neo4j", "x", "neo4j"))
+    set_database(dead)
+    try:
+        import streamlit as st
+
+        st.cache_data.clear()
+        for page in PAGES:
+            at = run_page(page)
+            assert not at.exception, (page, [e.value for e in at.exception])
+            errors = "\n".join(e.value for e in at.error)
+            assert "not available" in errors and "python -m core neo4j start" in errors, page
+    finally:
+        set_database(db)
+    at = run_page("pages/gaps.py")
+    no_problems(at)
+    assert at.get("plotly_chart")
+    assert service.database_status().ok
