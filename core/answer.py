@@ -13,7 +13,8 @@ MAX_EVIDENCE = 50
 def build_evidence(rows: list[dict], plan: Plan) -> list[Evidence]:
     out: list[Evidence] = []
     seen = set()
-    company_level = plan.intent in {"gap", "presence", "no_agreement", "companies", "count", "sum_spend"}
+    company_level = plan.intent in {"gap", "no_agreement", "companies", "count", "sum_spend"} and not (
+        plan.params.get("count_unit") in {"clauses"})
     for row in rows:
         if company_level or "clause_id" not in row:
             key = ("company", row.get("company"))
@@ -150,6 +151,20 @@ def compose_answer(plan: Plan, rows: list[dict], evidence: list[Evidence]) -> st
         n = len(rows)
         refs = " ".join(f"[{e.ref}]" for e in evidence)
         what = _subject(plan, tname, scope, lang)
+        unit = p.get("count_unit")
+        if intent == "count" and unit in {"agreements", "clauses"}:
+            who = _join(p.get("companies") or [], lang)
+            if unit == "agreements":
+                n = len({r.get("sla_id") for r in rows})
+                what = ("份协议" if lang == "zh" else "agreements") + (f" ({who})" if who else (f" {describe_filters(plan)}" if describe_filters(plan) else ""))
+            else:
+                what = ("个条款" if lang == "zh" else "clauses") + (f" in the agreements of {who}" if who and lang != "zh" else (f"（{who}）" if who else ""))
+            if lang == "zh":
+                return f"共有 {n} {what}。" + (f" {refs}" if refs else "")
+            return f"{n} {what}." + (f" {refs}" if refs else "")
+        per_company = {r.get("company"): r for r in rows}
+        n = len(per_company)
+        rows = list(per_company.values())
         if intent == "count":
             if lang == "zh":
                 return f"共有 {n} 家{what}。" + (f" {refs}" if refs else "")
@@ -162,7 +177,17 @@ def compose_answer(plan: Plan, rows: list[dict], evidence: list[Evidence]) -> st
     if not rows:
         return _nothing(plan, tname, scope, lang)
 
-    if intent in {"gap", "presence", "no_agreement", "companies"}:
+    if intent == "presence":
+        groups: dict[str, list[str]] = {}
+        for e in evidence:
+            groups.setdefault(e.company or "?", []).append(f"[{e.ref}]")
+        items = [f"{comp} ({', '.join(refs)})" for comp, refs in groups.items()]
+        what = _subject(plan, tname, scope, lang)
+        if lang == "zh":
+            return f"{len(items)} 家{what}：" + "；".join(items) + "。"
+        return f"{len(items)} {what}: " + "; ".join(items) + "."
+
+    if intent in {"gap", "no_agreement", "companies"}:
         items = []
         for e, r in zip(evidence, rows):
             extra = f"spend {_money(r.get('spend'))}" if r.get("spend") is not None else ""
@@ -249,7 +274,10 @@ def _nothing(plan: Plan, tname: str, scope: str, lang: str) -> str:
     if intent == "gap":
         return f"None of the {scope} lacks a {tname} clause (no company matched)."
     if intent == "presence":
-        return f"No {scope} has a {tname} clause."
+        who = _join(plan.params.get("companies") or [], "en")
+        if who:
+            return f"No: {who} has no {tname} clause (0 found)."
+        return f"No {scope} has a {tname} clause (0 found)."
     if intent == "no_agreement":
         return "Every matching company has at least one agreement."
     if intent in {"document", "document_type", "document_topic"}:

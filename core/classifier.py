@@ -28,14 +28,11 @@ import re
 import threading
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Iterable, Sequence
+from typing import Iterable, Sequence
 
 import numpy as np
 
 from .taxonomy import OTHER, ClauseTypeDef, load_taxonomy
-
-if TYPE_CHECKING:  # pragma: no cover
-    pass
 
 # Confidence below which a clause is listed for review in the dashboard.
 REVIEW_THRESHOLD: float = 0.5
@@ -319,6 +316,9 @@ W_ZH_PROFILE = 8.0   # Chinese token overlap with the Chinese examples
 OTHER_BIAS = 0.0     # extra logit for Other; its prototypes already carry general provisions
 NO_EVIDENCE_OTHER = 1.5  # added to Other when no specific type has lexical evidence
 TEMPERATURE = 1.0
+# Below this confidence a specific type is not really assigned: the clause is typed Other and
+# the leaning is kept as runner-up (and listed for review), so gap answers never count guesses.
+ASSIGN_FLOOR = 0.2
 
 _proto_cache: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
 _proto_lock = threading.Lock()
@@ -578,12 +578,15 @@ class HybridClassifier:
         for i in range(n):
             d = deciders[i]
             method = d[0] if len(d) == 1 else "hybrid"
+            chosen, runner_up = names[best[i]], names[second[i]]
+            if best[i] != self.other_index and confidence[i] < ASSIGN_FLOOR:
+                chosen, runner_up, method = names[self.other_index], names[best[i]], "abstain"
             out.append(Classification(
-                type=names[best[i]],
+                type=chosen,
                 confidence=round(float(confidence[i]), 4),
                 method=method,
                 scores={names[j]: round(float(p[i, j]), 4) for j in range(T)},
-                runner_up=names[second[i]],
+                runner_up=runner_up,
             ))
         return out
 

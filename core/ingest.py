@@ -130,6 +130,7 @@ def ingest_corpus(root: Path | str, db: Database | None = None, reset: bool = Fa
     embedder = embedder or get_embedder()
     classifier = classifier or get_classifier("hybrid")
     model_tag = getattr(embedder, "model_name", "?")
+    classifier_tag = _pipeline_version(classifier)
     years = sorted({row.year for row in corpus.spend})
 
     if reset:
@@ -172,7 +173,7 @@ def ingest_corpus(root: Path | str, db: Database | None = None, reset: bool = Fa
     pending = []  # (agreement, split_result, drafts, content_hash)
     for i, agr in enumerate(agreements, 1):
         contract = corpus.texts[agr.sla_id]
-        content_hash = _sha(INGEST_FORMAT_VERSION, model_tag, getattr(classifier, "version", "1"), contract.sha256,
+        content_hash = _sha(INGEST_FORMAT_VERSION, model_tag, classifier_tag, contract.sha256,
                             agr.company, agr.service_name or "", agr.governing_law or "", agr.effective_date or "",
                             agr.file)
         old = existing.get(agr.sla_id)
@@ -260,6 +261,26 @@ def ingest_corpus(root: Path | str, db: Database | None = None, reset: bool = Fa
     report.timings_s["total"] = time.perf_counter() - t_start
     _after_ingest()
     return report
+
+
+def _pipeline_version(classifier) -> str:
+    """Changes when the splitter, classifier or taxonomy change, so re-ingest redoes affected work."""
+    import inspect
+
+    from . import classifier as cmod, splitter, cleaning
+    from .taxonomy import _resolve
+
+    parts = [type(classifier).__name__]
+    for mod in (cmod, splitter, cleaning):
+        try:
+            parts.append(inspect.getsource(mod))
+        except OSError:
+            parts.append(getattr(mod, "__name__", ""))
+    try:
+        parts.append(_resolve(None).read_text(encoding="utf-8"))
+    except OSError:
+        pass
+    return _sha(*parts)[:16]
 
 
 def _graph_spend_years(db: Database) -> list[int]:

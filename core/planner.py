@@ -51,15 +51,15 @@ SUM_WORDS = re.compile(r"\b(total|sum|combined|aggregate|overall)\b.{0,30}\b(spe
                        r"\b(spend|spending)\b.{0,20}\b(total|sum|combined)\b|总支出|支出总额|总额|合计|总共", re.I)
 NO_AGREEMENT = re.compile(
     r"\b(without|no|lack|lacks|lacking|missing|don't have|do not have|doesn't have|does not have|have no|has no)\b"
-    r"\s+(an?\s+|any\s+)?(signed\s+)?(agreements?|contracts?|slas?)\b|没有(任何)?(协议|合同)|无(协议|合同)|缺少(协议|合同)", re.I)
+    r"\s+(an?\s+|any\s+)?(signed\s+)?(agreements?|contracts?|slas?)\b|没有.{0,6}(协议|合同)|无(协议|合同)|缺少.{0,4}(协议|合同)|未签.{0,4}(协议|合同)", re.I)
 COMPANY_SUBJECT = re.compile(
     r"\b(which|what|list|show|name|find)\b.{0,40}\b(suppliers?|vendors?|compan(y|ies)|providers?|firms?|partners?)\b|"
     r"哪些|哪家|哪几家|供应商|公司", re.I)
 CLAUSE_WORDS = re.compile(r"\b(clauses?|provisions?|sections?|terms?|wording|text)\b|条款|规定|内容", re.I)
 ANAPHORA = re.compile(
     r"^\s*(and|also|what about|how about|then|same for|and for)\b|\b(their|its|they|them|that supplier|"
-    r"this supplier|that company|this company|the same)\b|^\s*(那|那么|还有)|它|他们|该公司|这家|那家|其", re.I)
-POSITION_AFTER = re.compile(r"\b(after|following|next to|succeeding)\b|之后|后面|下一条|下一个", re.I)
+    r"this supplier|that company|this company|the same|it|that clause|this clause|that one)\b|^\s*(那|那么|还有)|它|他们|该公司|这家|那家|其|该条|这条|那条", re.I)
+POSITION_AFTER = re.compile(r"\b(after|following|follows|follow|next to|succeeding|succeeds)\b|之后|后面|下一条|下一个|紧接", re.I)
 POSITION_BEFORE = re.compile(r"\b(before|preceding|prior to|previous to)\b|之前|前面|上一条|上一个", re.I)
 COMPARE = re.compile(r"\b(compare|comparison|across|all suppliers|every supplier|each supplier)\b|比较|对比", re.I)
 HIGH_SPEND = re.compile(r"\b(high[- ]?spend(ing)?|big[- ]?spend|large[- ]?spend|top[- ]?spend|strategic)\b|"
@@ -70,7 +70,7 @@ WORDING = re.compile(r"\b(mention|mentions|mentioning|contain|contains|containin
                      re.I)
 TOPIC = re.compile(r"\b(about|on|regarding|concerning|covering|dealing with|relating to|related to|that (?:cover|address|deal with|discuss))\s+(.+)$|关于(.+)", re.I)
 
-GT = r"(?:above|over|more than|greater than|higher than|exceeding|exceeds|exceed|in excess of|at least|>=|>|bigger than|larger than|not less than)"
+GT = r"(?:above|over|more than|greater than|higher than|exceeding|exceeded|exceeds|exceed|surpassing|surpassed|surpasses|in excess of|at least|>=|>|bigger than|larger than|not less than|topping|tops)"
 LT = r"(?:below|under|less than|lower than|at most|<=|<|smaller than|not more than|up to)"
 AMOUNT = (r"(?P<cur1>€|\$|£|¥|eur\s|usd\s|gbp\s|cny\s|rmb\s)?\s*(?P<num>\d+(?:[,\s]\d{3})*(?:\.\d+)?)\s*"
           r"(?P<mult>k\b|m\b|mn\b|million|thousand|bn\b|billion|万|亿|千|百万)?\s*(?P<cur2>€|eur(?:os?)?\b|usd\b|dollars?\b|gbp\b|pounds?\b|元|人民币|欧元|美元|英镑)?")
@@ -104,12 +104,14 @@ class SessionContext:
     sla_ids: list[str] = field(default_factory=list)
     clause_types: list[str] = field(default_factory=list)
     filters: dict[str, Any] = field(default_factory=dict)
+    clause_ids: list[str] = field(default_factory=list)   # the clauses the last answer cited
     last_intent: str | None = None
     turns: int = 0
 
     def to_dict(self) -> dict:
         return {"companies": self.companies, "sla_ids": self.sla_ids, "clause_types": self.clause_types,
-                "filters": self.filters, "last_intent": self.last_intent, "turns": self.turns}
+                "filters": self.filters, "clause_ids": self.clause_ids, "last_intent": self.last_intent,
+                "turns": self.turns}
 
     @classmethod
     def from_dict(cls, d: dict) -> "SessionContext":
@@ -139,10 +141,16 @@ def _contains_phrase(haystack: str, phrase: str) -> bool:
         return False
     if CJK.search(phrase):
         return phrase in haystack
+    if re.fullmatch(r"[A-Z][A-Z0-9&]{1,5}", phrase):
+        return re.search(r"(?<![A-Za-z0-9])" + re.escape(phrase) + r"(?:'s)?(?![A-Za-z0-9])", haystack) is not None
     return re.search(r"(?<![a-z0-9])" + re.escape(phrase.lower()) + r"(?:'s|s')?(?![a-z0-9])", haystack.lower()) is not None
 
 
 def _generic(word: str) -> bool:
+    if CJK.search(word):
+        return len(word) < 2
+    if re.fullmatch(r"[A-Z][A-Z0-9&]{1,5}", word):
+        return False  # an abbreviation such as "MVH" is distinctive when written in capitals
     lex = lexicon()
     generic = {w.lower() for vals in lex["industries"].values() for w in vals}
     generic |= {k.lower() for k in lex["industries"]}
@@ -249,6 +257,8 @@ def _type_phrases() -> list[tuple[str, str, float]]:
         if t.name == "Other":
             continue
         out.append((t.name.lower(), t.name, 1.0))
+        if t.name.lower().endswith("s") and " " in t.name:
+            out.append((t.name.lower()[:-1], t.name, 1.0))  # "service credit clause"
         for kw in t.keywords_en:
             out.append((kw.lower(), t.name, 0.8))
         for kw in t.keywords_zh:
@@ -316,6 +326,18 @@ def link_clause_types(question: str) -> tuple[list[str], dict[str, str], str | N
                 # body keywords count only when they describe a clause, not a company or a topic
                 if weight >= 1.0 or re.search(r"(?<![a-z])" + stem + r"(?![a-z])[\w\s-]{0,25}\b(clauses?|provisions?|sections?|terms)\b", q):
                     found[tname] = f"{'name' if weight >= 1.0 else 'keyword'} '{phrase}'"
+    # Chinese "<词>条款": match the words before 条款 against the types' Chinese keywords.
+    for m in re.finditer(r"([\u4e00-\u9fff]{2,10})(?:条款|规定|条)", question):
+        phrase = m.group(1)
+        for size in (4, 3, 2):
+            tail = phrase[-size:]
+            if len(tail) < size:
+                continue
+            hits = {tname for p_, tname, _w in _type_phrases() if CJK.search(p_) and (tail in p_ or p_ in phrase)}
+            if len(hits) == 1:
+                tname = hits.pop()
+                found.setdefault(tname, f"keyword '{tail}'")
+                break
     # Described types: "<phrase> clause" where the phrase is no known name, e.g. "ending the agreement clause".
     topic = None
     for m in re.finditer(r"((?:[a-z\-']+\s+){1,4})(clauses?|provisions?)\b", q):
@@ -464,7 +486,8 @@ def plan_question(question: str, vocab: Vocabulary, context: SessionContext | No
     # Session context: a follow-up inherits what it refers to.
     inherited = []
     if context and context.turns and ANAPHORA.search(q):
-        if not companies and not sla_ids and (context.companies or context.sla_ids):
+        own_filters = bool(countries or industries or cities or laws or spend_min is not None or spend_max is not None)
+        if not companies and not sla_ids and not own_filters and (context.companies or context.sla_ids):
             companies, sla_ids = list(context.companies), list(context.sla_ids)
             inherited.append("companies")
         if not types and context.clause_types and not topic:
@@ -490,26 +513,55 @@ def plan_question(question: str, vocab: Vocabulary, context: SessionContext | No
     }
     has_filters = bool(countries or industries or cities or laws or spend_min is not None
                        or spend_max is not None or date_from or date_to)
-    wants_companies = bool(COMPANY_SUBJECT.search(q)) and not CLAUSE_WORDS.search(
-        re.sub(r"\b(lack|lacks|lacking|without|missing|have|has|with)\b.*", "", q, flags=re.I)) if lang == "en" else bool(
-        re.search(r"哪些|哪家|哪几家", q) and not re.search(r"的.{0,6}条款(内容|有哪些|是什么)", q))
+    asks_text = bool(re.search(r"\b(say|says|said|state|states|provide|provides|promise|promises|wording|text)\b|"
+                               r"\b(show|list|give|read)\b.{0,30}\b(clauses?|provisions?)\b|(条款|规定)(内容|是什么|怎么|如何)|内容", q, re.I))
+    if lang == "en":
+        wants_companies = bool(re.search(
+            r"\b(which|what|list|name|find|show|are there any|any)\s+(?:\S+\s+){0,3}?(suppliers?|vendors?|compan(?:y|ies)|"
+            r"providers?|firms?|partners?|ones)\b|\bwhich of\b|\bwho\b", q, re.I)) and not asks_text \
+            and not re.search(r"\b(which|what)\s+(clauses?|provisions?|sections?|terms)\b", q, re.I)
+    else:
+        wants_companies = bool(re.search(r"哪些|哪家|哪几家|哪个", q)) and not asks_text
+    yes_no = bool(re.search(r"^\s*(does|do|did|is|are|has|have|can)\b|\bwhich of\b|是否|有没有|吗[？?]?\s*$", q, re.I))
     counting = bool(COUNT_WORDS.search(q))
     summing = bool(SUM_WORDS.search(q))
+    counts_agreements = counting and bool(re.search(
+        r"\b(how many|number of|count)\s+(?:\S+\s+){0,2}?(agreements?|contracts?|slas?)\b|多少(份|个)?(协议|合同)", q, re.I))
+    if counts_agreements:
+        params["count_unit"] = "agreements"
+    if summing or (year and (spend_min is not None or spend_max is not None or summing)):
+        params["require_spend"] = True  # a company without spend in that year has no spend to compare or add
 
     def make(intent: str, mode: str, why: str) -> Plan:
         return Plan(intent=intent, mode=forced_mode or mode, params=params, why=why, language=lang, linked=linked)
 
+    # 0. a follow-up about the clause next to the one just shown ("what comes after it?")
+    positional = bool(POSITION_AFTER.search(q) or POSITION_BEFORE.search(q))
+    if positional and context and context.clause_ids and "companies" in inherited_keys(linked) and not how_t:
+        params["direction"] = "before" if POSITION_BEFORE.search(q) and not POSITION_AFTER.search(q) else "after"
+        params["anchor_ids"] = list(context.clause_ids[:1])
+        params["types"] = []
+        return make("next_clause", "document", f"asks for the clause {params['direction']} the clause just shown")
     # 1. companies without any agreement
     if NO_AGREEMENT.search(q) and not types:
         return make("no_agreement", "attribute", "asks for companies that have no agreement")
     # 2. a known company or agreement: read its document
     if companies or sla_ids:
-        if types and negated and not (POSITION_AFTER.search(q) or POSITION_BEFORE.search(q)):
+        if counting:
+            params["count_unit"] = params.get("count_unit") or "clauses"
+            if params["count_unit"] == "agreements":
+                return make("count", "document", "counts the agreements of a known company")
+            return make("count", "document", "counts the clauses of a known company's agreements")
+        if types and negated and not positional:
+            params["gap"] = True
             return make("gap", "attribute", "asks whether the named companies lack a clause type")
-        if POSITION_AFTER.search(q) or POSITION_BEFORE.search(q):
+        if positional:
             params["direction"] = "before" if POSITION_BEFORE.search(q) and not POSITION_AFTER.search(q) else "after"
             params["anchor_text"] = topic or ""
             return make("next_clause", "document", f"asks for the clause {params['direction']} another clause in a known agreement")
+        if types and (yes_no or (wants_companies and len(companies) > 1)):
+            params["gap"] = False
+            return make("presence", "attribute", "asks whether the named companies have a clause type")
         if types:
             return make("document_type", "document", "names a company/agreement and a clause type")
         if topic:
@@ -556,6 +608,10 @@ def plan_question(question: str, vocab: Vocabulary, context: SessionContext | No
         "Clauses of technology suppliers about restoring data after an outage.",
     ]
     return plan
+
+
+def inherited_keys(linked: dict) -> list[str]:
+    return list(linked.get("from_session") or [])
 
 
 def _residual_topic(q: str) -> str | None:

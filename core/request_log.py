@@ -50,7 +50,17 @@ def _compact_params(params: dict) -> dict:
     return out
 
 
+def _tokens(result, extra: dict | None) -> dict:
+    if (extra or {}).get("tokens"):
+        return extra["tokens"]
+    usage = getattr(result, "usage", None) or {}
+    keys = ("prompt_tokens", "completion_tokens", "total_tokens", "llm_calls", "per_call")
+    return {k: usage[k] for k in keys if k in usage}
+
+
 def log_result(result, extra: dict | None = None) -> None:
+    """One JSON line; tokens and retries come from `extra` or else from `result.usage` (Text2Cypher)."""
+    usage = getattr(result, "usage", None) or {}
     entry = {
         "ts": datetime.now(timezone.utc).isoformat(timespec="milliseconds"),
         "question": result.question, "session": result.session, "mode": result.mode,
@@ -58,9 +68,11 @@ def log_result(result, extra: dict | None = None) -> None:
         "row_count": len(result.rows), "answer": result.answer,
         "evidence": [{"ref": e.ref, "company": e.company, "clause_id": e.clause_id} for e in result.evidence],
         "timings_ms": result.timings_ms, "warnings": result.warnings,
-        "tokens": (extra or {}).get("tokens", {}), "retries": (extra or {}).get("retries", 0),
+        "tokens": _tokens(result, extra), "retries": (extra or {}).get("retries", usage.get("retries", 0)),
         "trace": result.trace,
     }
+    for key, value in (extra or {}).items():
+        entry.setdefault(key, value)
     line = scrub(json.dumps(entry, ensure_ascii=False, default=str))
     path = log_dir() / f"requests-{time.strftime('%Y%m%d')}.jsonl"
     with _lock:

@@ -50,6 +50,7 @@ class Result:
     plan: dict[str, Any] = field(default_factory=dict)
     session: str | None = None
     trace: list[dict] = field(default_factory=list)  # text2cypher attempts, relay rounds
+    usage: dict[str, Any] = field(default_factory=dict)  # LLM tokens/calls/retries of this request
 
     def to_dict(self) -> dict:
         d = asdict(self)

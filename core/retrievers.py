@@ -34,6 +34,10 @@ class Retrieval:
     timings_ms: dict[str, float] = field(default_factory=dict)
 
 
+FILTER_KEYS = ("companies", "sla_ids", "types", "countries", "industries", "cities", "governing_laws",
+               "spend_min", "spend_max", "date_from", "date_to", "require_spend")
+
+
 def base_params(plan: Plan) -> dict[str, Any]:
     p = plan.params
     year = p.get("spend_year")
@@ -45,7 +49,12 @@ def base_params(plan: Plan) -> dict[str, Any]:
         "governing_laws": list(p.get("governing_laws") or []),
         "spend_min": p.get("spend_min"), "spend_max": p.get("spend_max"), "spend_key": spend_key,
         "date_from": p.get("date_from"), "date_to": p.get("date_to"), "limit": MAX_ROWS,
+        "require_spend": bool(p.get("require_spend")),
     }
+
+
+def active_filters(params: dict) -> set[str]:
+    return {k for k in FILTER_KEYS if params.get(k) not in (None, [], "", False)}
 
 
 class Retriever:
@@ -58,11 +67,12 @@ class Retriever:
         raise NotImplementedError
 
     def _run(self, cypher: str, params: dict) -> Retrieval:
+        params = q.used_params(cypher, params)
         t0 = time.perf_counter()
         rows = self.db.read(cypher, params)
         r = Retrieval(cypher.strip(), params, rows)
         r.timings_ms["query"] = round((time.perf_counter() - t0) * 1000, 2)
-        if len(rows) >= params.get("limit", MAX_ROWS) and "limit" in params:
+        if "limit" in params and len(rows) >= params["limit"]:
             r.warnings.append(f"showing the first {params['limit']} rows only")
         return r
 
@@ -74,11 +84,20 @@ class DocumentRetriever(Retriever):
 
     def retrieve(self, plan: Plan, embed=None) -> Retrieval:
         params = base_params(plan)
+        active = active_filters(params)
+        spend = params["spend_key"]
         if plan.intent == "next_clause":
-            params.update(direction=plan.params.get("direction", "after"),
-                          anchor_text=plan.params.get("anchor_text") or "")
-            return self._run(q.NEIGHBOUR_CLAUSE, params)
-        result = self._run(q.DOCUMENT_CLAUSES, params)
+            direction = plan.params.get("direction", "after")
+            anchor_ids = list(plan.params.get("anchor_ids") or [])
+            params.update(anchor_text=plan.params.get("anchor_text") or "", anchor_ids=anchor_ids)
+            if anchor_ids:
+                active = (active - {"types"}) | {"anchor_ids"}
+            if not anchor_ids and not params["types"] and not params["anchor_text"]:
+                raise RetrievalError("name the clause to start from, e.g. 'the clause after the payment clause'")
+            return self._run(q.neighbour_clause(active, direction, spend), params)
+        if plan.intent == "count" and plan.params.get("count_unit") == "agreements":
+            return self._run(q.count_agreements(active - {"types"}, spend), params)
+        result = self._run(q.document_clauses(active, spend), params)
         if plan.intent == "document_topic" and plan.params.get("text") and embed and result.rows:
             # rank the document's clauses by the topic, keep the best few (full text kept)
             vec = embed(plan.params["text"])
@@ -88,10 +107,9 @@ class DocumentRetriever(Retriever):
             rows = sorted(result.rows, key=lambda r: -score.get(r["clause_id"], 0))
             best = score.get(rows[0]["clause_id"], 0)
             result.rows = [dict(r, score=score.get(r["clause_id"])) for r in rows
-                           if score.get(r["clause_id"], 0) >= max(RELAY_MIN_SCORE, best - 0.08)][:3]
+                           if score.get(r["clause_id"], 0) >= max(RELAY_MIN_SCORE, best - 0.04)][:3]
             result.warnings.append("clauses ranked by similarity to the topic; the full document is in Explore")
         return result
-
 
 
 class ClauseTypeRetriever(Retriever):
@@ -103,7 +121,7 @@ class ClauseTypeRetriever(Retriever):
         params = base_params(plan)
         if not params["types"]:
             raise RetrievalError("clause_type mode needs a clause type in the question")
-        return self._run(q.CLAUSE_TYPE_CLAUSES, {"types": params["types"], "limit": MAX_ROWS})
+        return self._run(q.clause_type_clauses(), params)
 
 
 class AttributeRetriever(Retriever):
@@ -113,16 +131,21 @@ class AttributeRetriever(Retriever):
 
     def retrieve(self, plan: Plan, embed=None) -> Retrieval:
         params = base_params(plan)
+        active = active_filters(params)
+        spend = params["spend_key"]
         intent = plan.intent
+        match = plan.params.get("type_match", "all")
         if intent == "no_agreement":
-            return self._run(q.NO_AGREEMENT, params)
-        if intent in {"gap", "presence"} or (intent in {"count", "sum_spend"} and params["types"]):
-            params.update(gap=bool(plan.params.get("gap", intent == "gap")),
-                          type_match=plan.params.get("type_match", "all"))
-            return self._run(q.TYPE_COVERAGE, params)
-        if intent == "attribute_clauses" or (params["types"] and intent not in {"companies", "count", "sum_spend"}):
-            return self._run(q.ATTRIBUTE_CLAUSES, params)
-        return self._run(q.COMPANIES, params)
+            return self._run(q.no_agreement(active - {"types"}, spend), params)
+        if plan.params.get("count_unit") == "agreements":
+            return self._run(q.count_agreements(active - {"types"}, spend), params)
+        if params["types"] and (intent == "gap" or (intent in {"count", "sum_spend"} and plan.params.get("gap"))):
+            return self._run(q.type_gaps(active - {"types"}, match, spend), params)
+        if params["types"] and (intent == "presence" or intent in {"count", "sum_spend"}):
+            return self._run(q.presence_clauses(active - {"types"}, match, spend), params)
+        if params["types"]:
+            return self._run(q.attribute_clauses(active - {"types"}, spend), params)
+        return self._run(q.companies(active, spend), params)
 
 
 class RelayRetriever(Retriever):
@@ -148,16 +171,19 @@ class RelayRetriever(Retriever):
             or params["spend_max"] is not None or params["date_from"] or params["date_to"] or params["types"]
         trace = []
         total = self.db.read(q.TOTAL_CLAUSES)[0]["n"]
+        active = active_filters(params)
+        spend = params["spend_key"]
         if filtered:
-            n_filtered = self.db.read(q.FILTERED_CLAUSE_COUNT, params)[0]["n"]
+            count_q = q.filtered_clause_count(active - {"types"}, spend)
+            n_filtered = self.db.read(count_q, q.used_params(count_q, params))[0]["n"]
             if n_filtered <= RELAY_EXACT_MAX:
-                res = self._run(q.RELAY_EXACT, params)
+                res = self._run(q.relay_exact(active, spend), params)
                 trace.append({"strategy": "exact", "filtered_clauses": n_filtered, "returned": len(res.rows)})
                 return self._finish(res, trace, t_embed, scanned=n_filtered)
         candidates = max(RELAY_K * 10, 50)
         while True:
             params["candidates"] = min(candidates, max(total, 1))
-            res = self._run(q.RELAY_VECTOR, params)
+            res = self._run(q.relay_vector(active, spend), params)
             trace.append({"strategy": "vector", "candidates": params["candidates"], "returned": len(res.rows)})
             if len(_cap(res.rows)) >= RELAY_K or params["candidates"] >= total:
                 break
@@ -205,7 +231,7 @@ class HybridRetriever(Retriever):
         hits = hybrid_search(self.db, text, vector, k=RELAY_K * 3, per_agreement_cap=RELAY_PER_AGREEMENT)
         params = base_params(plan)
         params.update(ids=[h.clause_id for h in hits], scores=[float(h.score) for h in hits])
-        res = self._run(q.CLAUSES_BY_ID, params)
+        res = self._run(q.clauses_by_id(active_filters(params) - {"types"}, params["spend_key"]), params)
         res.rows = res.rows[:RELAY_K]
         res.timings_ms["embed"] = round(t_embed, 2)
         res.trace = [{"strategy": "rrf", "hits": len(hits), "sources": [h.sources for h in hits[:RELAY_K]]}]

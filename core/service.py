@@ -21,7 +21,8 @@ from .db import Database, DatabaseUnavailable, get_database
 from .planner import MODES, SessionContext, plan_question
 from .queries import reports as qr
 from .result import Plan, Result
-from .retrievers import RETRIEVERS, RetrievalError, base_params
+from .queries.retrieval import used_params
+from .retrievers import RETRIEVERS, RetrievalError, active_filters, base_params
 
 ALL_MODES = ("auto",) + MODES + ("text2cypher",)
 _SESSION_ID = re.compile(r"^[A-Za-z0-9_.\-]{1,64}$")
@@ -58,7 +59,7 @@ class SessionStore:
             self._mem[sid] = ctx
             return ctx
 
-    def update(self, sid: str | None, plan: Plan) -> None:
+    def update(self, sid: str | None, plan: Plan, result: Result | None = None) -> None:
         if not sid or plan.intent == "unknown":
             return
         ctx = self.get(sid)
@@ -72,6 +73,10 @@ class SessionStore:
                        if p.get(k) not in (None, [], "")}
             if filters:
                 ctx.filters = filters
+            if result is not None and result.evidence_clause_ids:
+                ctx.clause_ids = result.evidence_clause_ids[:5]
+                if not (p.get("companies") or p.get("sla_ids")):
+                    ctx.companies = result.evidence_companies[:5]
             ctx.last_intent = plan.intent
             ctx.turns += 1
             path = self._path(sid)
@@ -132,7 +137,7 @@ def ask(question: str, mode: str = "auto", session: str | None = None, db: Datab
     plan = plan_question(question, vocab, ctx, forced_mode=None if mode in {"auto", "text2cypher"} else mode)
     result.timings_ms["plan"] = round((time.perf_counter() - t0) * 1000, 2)
     _run_plan(plan, db, result)
-    sessions().update(session, plan)
+    sessions().update(session, plan, result)
     _finish(result, t_start, log)
     return result
 
@@ -308,9 +313,10 @@ def gap_report(required: list[str] | tuple = DEFAULT_REQUIRED, countries=(), ind
         "spend_min": min_spend, "spend_max": max_spend, "spend_year": spend_year})
     params = base_params(plan)
     params.update(types=list(required), review_threshold=REVIEW_THRESHOLD)
-    params.pop("limit", None)
-    rows = db.read(qr.GAP_MATRIX, params)
-    report = GapReport(required=list(required), spend_year=spend_year, cypher=qr.GAP_MATRIX.strip(), params=params,
+    cypher = qr.gap_matrix(active_filters(params) - {"types"}, params["spend_key"])
+    params = used_params(cypher, params)
+    rows = db.read(cypher, params)
+    report = GapReport(required=list(required), spend_year=spend_year, cypher=cypher, params=params,
                        filters={"countries": list(countries), "industries": list(industries), "cities": list(cities),
                                 "min_spend": min_spend, "max_spend": max_spend})
     for r in rows:

@@ -357,7 +357,7 @@ def graph_html(subgraph: dict, height: int = 460) -> str:
         name = str(n.get("name") or nid)
         shown = name if len(name) <= 28 else name[:26] + "…"
         net.add_node(nid, label=shown, title=_hover(props), color=LABEL_COLOURS.get(label, "#57606a"),
-                     shape="dot", size=18 if label in {"Company", "SLA"} else 12, group=label)
+                     shape="dot", size=18 if label in {"Company", "SLA"} else 12)
     for e in subgraph.get("edges") or []:
         a, b = str(e.get("source")), str(e.get("target"))
         if a not in known or b not in known:
@@ -432,8 +432,8 @@ def safe_extract_zip(data: bytes, dest: Path, max_bytes: int = MAX_UPLOAD_BYTES,
                 raise UnsafeArchive(f"{info.filename}: absolute paths are not allowed")
             if any(part == ".." for part in pure.parts):
                 raise UnsafeArchive(f"{info.filename}: '..' in a path is not allowed")
-            mode = (info.external_attr >> 16) & 0xFFFF
-            if mode and (stat.S_ISLNK(mode) or not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))):
+            ftype = stat.S_IFMT((info.external_attr >> 16) & 0xFFFF)  # 0: no Unix type recorded
+            if ftype not in (0, stat.S_IFREG, stat.S_IFDIR):
                 raise UnsafeArchive(f"{info.filename}: links and special files are not allowed")
             if name.startswith("__MACOSX/") or pure.name in {".DS_Store"}:
                 continue

@@ -83,15 +83,34 @@ def render_plan(result) -> None:
             st.caption(plan["why"])
     else:
         st.markdown(f"**Plan** · mode `{result.mode}`")
+    linked = plan.get("linked") or {}
+    if linked:
+        st.caption("Linked: " + "; ".join(f"{k} → {_linked_value(v)}" for k, v in linked.items()))
+    if result.timings_ms:
+        st.caption("Timings: " + " · ".join(f"{k} {v:,.0f} ms" for k, v in result.timings_ms.items()
+                                             if isinstance(v, (int, float))))
 
 
-def render_cypher(result, idx: int) -> None:
+def _linked_value(v) -> str:
+    if isinstance(v, dict):
+        return ", ".join(f"{k} ({val})" for k, val in v.items())
+    if isinstance(v, (list, tuple)):
+        return ", ".join(map(str, v))
+    return str(v)
+
+
+def _num(x: float) -> str:
+    return f"{x:,.0f}" if abs(x) >= 1000 else f"{x:.3f}"
+
+
+def render_cypher(result, idx: int, full: bool = True) -> None:
     st.markdown("#### Cypher that ran")
     if result.cypher:
-        st.code(result.cypher, language="cypher", line_numbers=False)
-        st.markdown("**Parameters**")
-        st.code(ui_support.params_json(result.params), language="json")
-        st.caption(f"{len(result.rows)} row(s) returned")
+        lines = result.cypher.count("\n") + 1
+        st.code(result.cypher, language="cypher", height=min(340, 24 * lines + 40) if full else "content")
+        st.caption(f"{len(result.rows)} row(s) returned · use the copy button at the top right of the block")
+        with st.expander("Parameters", expanded=not full):
+            st.code(ui_support.params_json(result.params), language="json")
     else:
         st.info("No Cypher ran for this question.")
 
@@ -101,6 +120,7 @@ def render_evidence(result, idx: int) -> None:
     if not result.evidence:
         st.info("No evidence: nothing in the graph matched.")
         return
+    company_rows = {r.get("company"): r for r in result.rows if isinstance(r, dict) and r.get("company")}
     for ev in result.evidence[:MAX_CARDS]:
         with st.container(border=True):
             where = " · ".join(x for x in (ev.company, ev.sla_id) if x)
@@ -110,13 +130,22 @@ def render_evidence(result, idx: int) -> None:
                 if ev.confidence is not None:
                     bits.append(f"confidence {ev.confidence:.2f}")
                 if ev.score is not None:
-                    bits.append(f"score {ev.score:.3f}")
+                    bits.append(f"score {_num(ev.score)}")
                 st.markdown(" · ".join(bits))
                 if ev.text:
                     with st.expander(f"Full text of {ev.clause_id}"):
                         st.markdown(ev.text)
-            elif ev.score is not None:
-                st.caption(f"score {ev.score:.3f}")
+            else:  # a company-level answer (e.g. a gap): show what the row says about it
+                row = company_rows.get(ev.company) or {}
+                bits = [str(row[k]) for k in ("country", "industry") if row.get(k)]
+                if isinstance(row.get("spend"), (int, float)):
+                    bits.append(f"spend {row['spend']:,.0f}")
+                elif ev.score is not None:
+                    bits.append(f"score {_num(ev.score)}")
+                if row.get("missing"):
+                    bits.append("missing: " + ", ".join(map(str, row["missing"])))
+                if bits:
+                    st.caption(" · ".join(bits))
     if len(result.evidence) > MAX_CARDS:
         st.caption(f"… and {len(result.evidence) - MAX_CARDS} more evidence items.")
 
@@ -154,21 +183,20 @@ def render_result(result, idx: int, latest: bool) -> None:
     if not latest:
         st.markdown(result.answer)
         with st.expander("Cypher and evidence"):
-            render_cypher(result, idx)
+            render_cypher(result, idx, full=False)
             render_evidence(result, idx)
         return
-    top_left, top_right = st.columns([1, 1], gap="medium")
-    with top_left:
+    # answer and evidence on the left, the Cypher and the subgraph on the right: all four
+    # visible together, so every claim can be checked against what ran and what it touched
+    left, right = st.columns([1, 1], gap="medium")
+    with left:
         st.markdown("#### Answer")
         st.markdown(result.answer)
-    with top_right:
-        render_cypher(result, idx)
-    bottom_left, bottom_right = st.columns([1, 1], gap="medium")
-    with bottom_left:
-        st.markdown("#### Subgraph")
-        ui_support.render_graph(result.subgraph, height=440)
-    with bottom_right:
         render_evidence(result, idx)
+    with right:
+        render_cypher(result, idx)
+        st.markdown("#### Subgraph")
+        ui_support.render_graph(result.subgraph, height=420)
     with st.expander("Plan details and timings"):
         render_details(result, idx)
 

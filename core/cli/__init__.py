@@ -16,6 +16,7 @@ COMMAND_MODULES = [
     "core.cli.ingest_cmd",
     "core.cli.ask_cmd",
     "core.cli.auth_cmd",
+    "core.cli.log_cmd",
 ]
 
 

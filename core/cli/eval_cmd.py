@@ -47,4 +47,84 @@ def _run_acord(args) -> int:
     return 0
 
 
-SUBCOMMANDS = [_add_acord]
+# -- cuad -------------------------------------------------------------------------------
+
+def _add_cuad(eval_sub) -> None:
+    p = eval_sub.add_parser("cuad", help="CUAD clause types: excerpt type accuracy and contract-level "
+                                         "presence (P/R/F1) for the default and keyword classifiers")
+    p.add_argument("dir", help="CUAD folder: contracts/*.txt, labels.csv, excerpts.jsonl")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.add_argument("--limit", type=int, default=None, metavar="N", help="only the first N contracts")
+    p.set_defaults(func=_run_cuad)
+
+
+def _run_cuad(args) -> int:
+    from ..evaluation.cuad import CuadFormatError, evaluate, format_table
+
+    if args.limit is not None and args.limit < 1:
+        raise UserError("--limit must be at least 1")
+    try:
+        result = evaluate(args.dir, args.limit, log=_progress)
+    except CuadFormatError as exc:
+        raise UserError(str(exc)) from exc
+    print(json.dumps(result, indent=2) if args.json else format_table(result))
+    return 0
+
+
+# -- classify ---------------------------------------------------------------------------
+
+def _add_classify(eval_sub) -> None:
+    p = eval_sub.add_parser("classify", help="clause-type distribution per classifier for a folder of "
+                                             "agreements, and accuracy against a labelled file")
+    p.add_argument("dir", help="folder of .md/.txt agreements (e.g. ../shared/data/public-agreements)")
+    p.add_argument("--labels", default=None, metavar="FILE",
+                   help='JSON lines {"file", "title", "type"}: gold types of the split clauses')
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.set_defaults(func=_run_classify)
+
+
+def _run_classify(args) -> int:
+    from ..evaluation.classify import ClassifyFormatError, evaluate, format_table
+
+    try:
+        result = evaluate(args.dir, args.labels, log=_progress)
+    except ClassifyFormatError as exc:
+        raise UserError(str(exc)) from exc
+    print(json.dumps(result, indent=2, ensure_ascii=False) if args.json else format_table(result))
+    return 0
+
+
+# -- questions --------------------------------------------------------------------------
+
+def _add_questions(eval_sub) -> None:
+    p = eval_sub.add_parser("questions", help="gold questions over a corpus: answer, routing and mode "
+                                              "accuracy (the corpus is loaded into the evaluation Neo4j)")
+    p.add_argument("corpus", help="corpus folder (DESIGN §3 format)")
+    p.add_argument("questions", help="JSON lines: id, question, intent, mode, expected")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.set_defaults(func=_run_questions)
+
+
+def _run_questions(args) -> int:
+    from pathlib import Path
+
+    from ..evaluation import slug, write_results
+    from ..evaluation.questions import QuestionsFormatError, evaluate, format_table
+
+    corpus, questions = Path(args.corpus), Path(args.questions)
+    if not corpus.is_dir():
+        raise UserError(f"corpus folder {corpus} not found")
+    if not questions.is_file():
+        raise UserError(f"question file {questions} not found")
+    try:
+        summary = evaluate(corpus, questions, log=_progress)
+    except QuestionsFormatError as exc:
+        raise UserError(str(exc)) from exc
+    name = corpus.resolve().name
+    path = write_results(f"questions-{slug(name)}", dict(summary, questions_file=str(questions.resolve())))
+    _progress(f"results written to {path}")
+    print(json.dumps(summary, indent=2, ensure_ascii=False, default=str) if args.json else format_table(summary))
+    return 0
+
+
+SUBCOMMANDS = [_add_acord, _add_cuad, _add_classify, _add_questions]

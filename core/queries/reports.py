@@ -1,20 +1,23 @@
 """Compliance gap matrix and exploration queries."""
-from .retrieval import AGREEMENT_EXISTS, COMPANY_FILTER
+from .retrieval import _agreement_exists, company_conditions, where
 
-GAP_MATRIX = """
-MATCH (co:Company)
-WHERE """ + COMPANY_FILTER + " AND " + AGREEMENT_EXISTS + """
+
+def gap_matrix(active, spend: str = "spend_latest") -> str:
+    """Companies x required types: clause counts and low-confidence counts per cell."""
+    conds = company_conditions(active, spend) + _agreement_exists(active)
+    return f"""MATCH (co:Company)
+{where(conds)}
 OPTIONAL MATCH (co)-[:HAS_SLA]->(s:SLA)
 WITH co, count(s) AS agreements, collect(s.id) AS sla_ids
 UNWIND $types AS required
-OPTIONAL MATCH (co)-[:HAS_SLA]->(:SLA)-[:HAS_CLAUSE]->(c:Clause)-[r:OF_TYPE]->(:ClauseType {name: required})
+OPTIONAL MATCH (co)-[:HAS_SLA]->(:SLA)-[:HAS_CLAUSE]->(c:Clause)-[r:OF_TYPE]->(:ClauseType {{name: required}})
 WITH co, agreements, sla_ids, required, count(c) AS n,
      sum(CASE WHEN r.method <> 'manual' AND r.confidence < $review_threshold THEN 1 ELSE 0 END) AS low
-WITH co, agreements, sla_ids, collect({type: required, count: n, low_confidence: low}) AS cells
+WITH co, agreements, sla_ids, collect({{type: required, count: n, low_confidence: low}}) AS cells
 RETURN co.name AS company, co.country AS country, co.industry AS industry, co[$spend_key] AS spend,
        agreements, sla_ids, cells
-ORDER BY spend DESC, company
-"""
+ORDER BY spend DESC, company""".replace("\n\n", "\n")
+
 
 COMPANY_LIST = """
 MATCH (co:Company)

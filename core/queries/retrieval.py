@@ -1,184 +1,261 @@
 """Retrieval templates of the question service (DESIGN §5). All parameterized.
 
-Shared filter fragments are code-owned strings combined at import time; user values only
-ever arrive as parameters. `$spend_key` is a property name built by the code from an
-integer year (validated), used with dynamic property access `co[$spend_key]`.
+Each template is a small function of the *set of active filters*, so the Cypher that runs
+(and is shown to the analyst) contains only the conditions the question asked for, and
+range indexes on the filtered properties can be used. The pieces are fixed strings owned by
+the code; user values only ever arrive as `$parameters`. The one interpolated identifier
+is the spend property, checked against `spend_<4 digits>` / `spend_latest`.
 """
+from __future__ import annotations
 
-COMPANY_FILTER = """
-  (size($companies) = 0 OR co.name IN $companies)
-  AND (size($countries) = 0 OR co.country IN $countries)
-  AND (size($industries) = 0 OR co.industry IN $industries)
-  AND ($spend_min IS NULL OR co[$spend_key] > $spend_min)
-  AND ($spend_max IS NULL OR co[$spend_key] < $spend_max)
-  AND (size($cities) = 0 OR EXISTS { MATCH (co)-[:LOCATED_AT]->(a:Address) WHERE a.city IN $cities })
-"""
+import re
+from typing import Iterable
 
-AGREEMENT_FILTER = """
-  (size($sla_ids) = 0 OR s.id IN $sla_ids)
-  AND (size($governing_laws) = 0 OR s.governing_law IN $governing_laws)
-  AND ($date_from IS NULL OR s.effective_date >= date($date_from))
-  AND ($date_to IS NULL OR s.effective_date <= date($date_to))
-"""
+_SPEND_PROP = re.compile(r"^spend_(\d{4}|latest)$")
 
-# Companies that pass the agreement filters too (when any is set).
-AGREEMENT_EXISTS = """
-  (size($sla_ids) = 0 AND size($governing_laws) = 0 AND $date_from IS NULL AND $date_to IS NULL
-   OR EXISTS { MATCH (co)-[:HAS_SLA]->(s:SLA) WHERE """ + AGREEMENT_FILTER + """ })
-"""
+COMPANY_CONDITIONS = {
+    "companies": "co.name IN $companies",
+    "countries": "co.country IN $countries",
+    "industries": "co.industry IN $industries",
+    "cities": "EXISTS { MATCH (co)-[:LOCATED_AT]->(a:Address) WHERE a.city IN $cities }",
+}
+AGREEMENT_CONDITIONS = {
+    "sla_ids": "s.id IN $sla_ids",
+    "governing_laws": "s.governing_law IN $governing_laws",
+    "date_from": "s.effective_date >= date($date_from)",
+    "date_to": "s.effective_date <= date($date_to)",
+}
+AGREEMENT_KEYS = frozenset(AGREEMENT_CONDITIONS)
 
-CLAUSE_RETURN = """
-RETURN co.name AS company, s.id AS sla_id, c.id AS clause_id, c.title AS clause_title,
+
+def spend_prop(name: str) -> str:
+    if not _SPEND_PROP.match(name or ""):
+        raise ValueError(f"invalid spend property {name!r}")
+    return name
+
+
+def company_conditions(active: Iterable[str], spend: str = "spend_latest") -> list[str]:
+    active = set(active)
+    conds = [c for k, c in COMPANY_CONDITIONS.items() if k in active]
+    prop = spend_prop(spend)
+    if "spend_min" in active:
+        conds.append(f"co.{prop} > $spend_min")
+    if "spend_max" in active:
+        conds.append(f"co.{prop} < $spend_max")
+    if "require_spend" in active and not ({"spend_min", "spend_max"} & active):
+        conds.append(f"co.{prop} IS NOT NULL")
+    return conds
+
+
+def agreement_conditions(active: Iterable[str]) -> list[str]:
+    active = set(active)
+    return [c for k, c in AGREEMENT_CONDITIONS.items() if k in active]
+
+
+def where(conds: list[str], keyword: str = "WHERE") -> str:
+    return f"{keyword} " + "\n  AND ".join(conds) if conds else ""
+
+
+def _agreement_exists(active) -> list[str]:
+    """Companies must have an agreement that passes the agreement filters (when any is set)."""
+    conds = agreement_conditions(active)
+    if not conds:
+        return []
+    return ["EXISTS { MATCH (co)-[:HAS_SLA]->(s:SLA) WHERE " + " AND ".join(conds) + " }"]
+
+
+CLAUSE_RETURN = """RETURN co.name AS company, s.id AS sla_id, c.id AS clause_id, c.title AS clause_title,
        t.name AS clause_type, r.confidence AS confidence, r.method AS method,
-       c.position AS position, c.text AS text
-"""
+       c.position AS position, c.text AS text"""
 
-# document-anchored: a company's agreements, walked along NEXT from the first clause.
-DOCUMENT_CLAUSES = """
-MATCH (co:Company)-[:HAS_SLA]->(s:SLA)
-WHERE """ + COMPANY_FILTER + " AND " + AGREEMENT_FILTER + """
+
+def document_clauses(active, spend="spend_latest") -> str:
+    """Document-anchored: a company's agreements, walked along NEXT from the first clause."""
+    conds = company_conditions(active, spend) + agreement_conditions(active)
+    type_filter = "WHERE t.name IN $types" if "types" in set(active) else ""
+    return f"""MATCH (co:Company)-[:HAS_SLA]->(s:SLA)
+{where(conds)}
 MATCH (s)-[:HAS_CLAUSE]->(first:Clause)
-WHERE NOT EXISTS { MATCH (:Clause)-[:NEXT]->(first) }
+WHERE NOT EXISTS {{ MATCH (:Clause)-[:NEXT]->(first) }}
 MATCH path = (first)-[:NEXT*0..]->(c:Clause)
 MATCH (c)-[r:OF_TYPE]->(t:ClauseType)
-WHERE size($types) = 0 OR t.name IN $types
+{type_filter}
 WITH co, s, c, r, t, length(path) AS step
 ORDER BY co.name, s.id, step
-""" + CLAUSE_RETURN + """
-LIMIT $limit
-"""
+{CLAUSE_RETURN}
+LIMIT $limit""".replace("\n\n", "\n")
 
-# document-anchored, by position: the clause after/before an anchor clause.
-NEIGHBOUR_CLAUSE = """
-MATCH (co:Company)-[:HAS_SLA]->(s:SLA)-[:HAS_CLAUSE]->(anchor:Clause)-[:OF_TYPE]->(at:ClauseType)
-WHERE """ + COMPANY_FILTER + " AND " + AGREEMENT_FILTER + """
-  AND ((size($types) > 0 AND at.name IN $types)
-       OR (size($types) = 0 AND $anchor_text <> '' AND toLower(anchor.title) CONTAINS toLower($anchor_text)))
-CALL (anchor) {
-  MATCH (anchor)-[:NEXT]->(n:Clause) WHERE $direction = 'after' RETURN n
-  UNION
-  MATCH (n:Clause)-[:NEXT]->(anchor) WHERE $direction = 'before' RETURN n
-}
-WITH co, s, anchor, n AS c
+
+def neighbour_clause(active, direction: str, spend="spend_latest") -> str:
+    """The clause after/before an anchor clause (by type, or by id, or by title words)."""
+    active = set(active)
+    conds = company_conditions(active, spend) + agreement_conditions(active)
+    if "anchor_ids" in active:
+        conds.append("anchor.id IN $anchor_ids")
+    elif "types" in active:
+        conds.append("at.name IN $types")
+    else:
+        conds.append("toLower(anchor.title) CONTAINS toLower($anchor_text)")
+    step = "(anchor)-[:NEXT]->(c:Clause)" if direction == "after" else "(c:Clause)-[:NEXT]->(anchor)"
+    return f"""MATCH (co:Company)-[:HAS_SLA]->(s:SLA)-[:HAS_CLAUSE]->(anchor:Clause)-[:OF_TYPE]->(at:ClauseType)
+{where(conds)}
+MATCH {step}
 MATCH (c)-[r:OF_TYPE]->(t:ClauseType)
-RETURN co.name AS company, s.id AS sla_id, c.id AS clause_id, c.title AS clause_title,
-       t.name AS clause_type, r.confidence AS confidence, r.method AS method,
-       c.position AS position, c.text AS text, anchor.id AS anchor_id, anchor.title AS anchor_title
+{CLAUSE_RETURN}, anchor.id AS anchor_id, anchor.title AS anchor_title
 ORDER BY s.id, anchor.position
-LIMIT $limit
-"""
+LIMIT $limit"""
 
-# clause-type pivot: a type's clauses across agreements, with company context.
-CLAUSE_TYPE_CLAUSES = """
-MATCH (t:ClauseType)<-[r:OF_TYPE]-(c:Clause)<-[:HAS_CLAUSE]-(s:SLA)<-[:HAS_SLA]-(co:Company)
+
+def count_agreements(active, spend="spend_latest") -> str:
+    conds = company_conditions(active, spend) + agreement_conditions(active)
+    return f"""MATCH (co:Company)-[:HAS_SLA]->(s:SLA)
+{where(conds)}
+RETURN co.name AS company, s.id AS sla_id, s.service_name AS service_name, s.governing_law AS governing_law,
+       toString(s.effective_date) AS effective_date, co[$spend_key] AS spend
+ORDER BY co.name, s.id
+LIMIT $limit"""
+
+
+def clause_type_clauses() -> str:
+    """Clause-type pivot: a type's clauses across agreements, with company context."""
+    return f"""MATCH (t:ClauseType)<-[r:OF_TYPE]-(c:Clause)<-[:HAS_CLAUSE]-(s:SLA)<-[:HAS_SLA]-(co:Company)
 WHERE t.name IN $types
-""" + CLAUSE_RETURN + """
+{CLAUSE_RETURN}
 ORDER BY co.name, s.id, c.position
-LIMIT $limit
-"""
+LIMIT $limit"""
 
-# attribute-first: filter companies/agreements, then read their clauses of the types.
-ATTRIBUTE_CLAUSES = """
-MATCH (co:Company)
-WHERE """ + COMPANY_FILTER + """
+
+def attribute_clauses(active, spend="spend_latest") -> str:
+    """Attribute-first: filter companies/agreements, then read their clauses of the types."""
+    return f"""MATCH (co:Company)
+{where(company_conditions(active, spend))}
 MATCH (co)-[:HAS_SLA]->(s:SLA)
-WHERE """ + AGREEMENT_FILTER + """
+{where(agreement_conditions(active))}
 MATCH (s)-[:HAS_CLAUSE]->(c:Clause)-[r:OF_TYPE]->(t:ClauseType)
 WHERE t.name IN $types
-""" + CLAUSE_RETURN + """
+{CLAUSE_RETURN}
 ORDER BY co.name, s.id, c.position
-LIMIT $limit
-"""
+LIMIT $limit""".replace("\n\n", "\n")
 
-# attribute-first gap/presence: per company, which of the required types are missing.
-# Only clauses the classifier (or a reviewer) assigned count, via OF_TYPE.
-TYPE_COVERAGE = """
-MATCH (co:Company)
-WHERE """ + COMPANY_FILTER + " AND " + AGREEMENT_EXISTS + """
-  AND EXISTS { MATCH (co)-[:HAS_SLA]->(:SLA) }
+
+def type_gaps(active, match: str = "all", spend="spend_latest") -> str:
+    """Gap query (seed 004): companies whose agreements have no clause of the required types.
+
+    Only clauses the classifier (or a reviewer) assigned count, via OF_TYPE; companies
+    without any agreement are answered by `no_agreement`.
+    """
+    conds = company_conditions(active, spend) + _agreement_exists(active)
+    conds.append("EXISTS { MATCH (co)-[:HAS_SLA]->(:SLA) }")
+    selected = "size(missing) > 0" if match == "any" else "size(missing) = size($types)"
+    return f"""MATCH (co:Company)
+{where(conds)}
 UNWIND $types AS required
-OPTIONAL MATCH (co)-[:HAS_SLA]->(s:SLA)-[:HAS_CLAUSE]->(c:Clause)-[:OF_TYPE]->(:ClauseType {name: required})
-WITH co, required, count(c) AS n, collect(c.id) AS clause_ids
-WITH co, collect({type: required, count: n, clause_ids: clause_ids}) AS coverage,
-     [x IN collect(CASE WHEN n = 0 THEN required END) WHERE x IS NOT NULL] AS missing
-WITH co, coverage, missing,
-     CASE WHEN $gap THEN
-       (CASE $type_match WHEN 'any' THEN size(missing) > 0 ELSE size(missing) = size($types) END)
-     ELSE
-       (CASE $type_match WHEN 'any' THEN size(missing) < size($types) ELSE size(missing) = 0 END)
-     END AS selected
-WHERE selected
-RETURN co.name AS company, co.country AS country, co.industry AS industry,
-       co[$spend_key] AS spend, missing, coverage
+OPTIONAL MATCH (co)-[:HAS_SLA]->(:SLA)-[:HAS_CLAUSE]->(c:Clause)-[:OF_TYPE]->(:ClauseType {{name: required}})
+WITH co, required, count(c) AS n
+WITH co, [x IN collect(CASE WHEN n = 0 THEN required END) WHERE x IS NOT NULL] AS missing
+WHERE {selected}
+RETURN co.name AS company, co.country AS country, co.industry AS industry, co[$spend_key] AS spend, missing
 ORDER BY spend DESC, company
-LIMIT $limit
-"""
+LIMIT $limit"""
 
-NO_AGREEMENT = """
-MATCH (co:Company)
-WHERE """ + COMPANY_FILTER + """
-  AND NOT EXISTS { MATCH (co)-[:HAS_SLA]->(:SLA) }
+
+def presence_clauses(active, match: str = "all", spend="spend_latest") -> str:
+    """Companies that have (all | any of) the types, with the clauses that show it."""
+    conds = company_conditions(active, spend)
+    selected = "size(present) > 0" if match == "any" else "size(present) = size($types)"
+    return f"""MATCH (co:Company)
+{where(conds)}
+MATCH (co)-[:HAS_SLA]->(s:SLA)
+{where(agreement_conditions(active))}
+MATCH (s)-[:HAS_CLAUSE]->(c:Clause)-[r:OF_TYPE]->(t:ClauseType)
+WHERE t.name IN $types
+WITH co, collect(DISTINCT t.name) AS present,
+     collect({{sla_id: s.id, clause_id: c.id, clause_title: c.title, clause_type: t.name,
+              confidence: r.confidence, method: r.method, position: c.position, text: c.text}}) AS clauses
+WHERE {selected}
+UNWIND clauses AS cl
+RETURN co.name AS company, cl.sla_id AS sla_id, cl.clause_id AS clause_id, cl.clause_title AS clause_title,
+       cl.clause_type AS clause_type, cl.confidence AS confidence, cl.method AS method,
+       cl.position AS position, cl.text AS text, co[$spend_key] AS spend
+ORDER BY company, sla_id, position
+LIMIT $limit""".replace("\n\n", "\n")
+
+
+def no_agreement(active, spend="spend_latest") -> str:
+    conds = company_conditions(active, spend) + ["NOT EXISTS { MATCH (co)-[:HAS_SLA]->(:SLA) }"]
+    return f"""MATCH (co:Company)
+{where(conds)}
 RETURN co.name AS company, co.country AS country, co.industry AS industry, co[$spend_key] AS spend
 ORDER BY spend DESC, company
-LIMIT $limit
-"""
+LIMIT $limit"""
 
-COMPANIES = """
-MATCH (co:Company)
-WHERE """ + COMPANY_FILTER + " AND " + AGREEMENT_EXISTS + """
+
+def companies(active, spend="spend_latest") -> str:
+    conds = company_conditions(active, spend) + _agreement_exists(active)
+    return f"""MATCH (co:Company)
+{where(conds)}
 RETURN co.name AS company, co.country AS country, co.industry AS industry, co[$spend_key] AS spend
 ORDER BY spend DESC, company
-LIMIT $limit
-"""
+LIMIT $limit""".replace("\n\n", "\n")
 
-# relay: vector search, then walk back to agreement and company and filter by attributes.
-RELAY_VECTOR = """
-CALL db.index.vector.queryNodes('clause_embeddings', $candidates, $vector) YIELD node AS c, score
+
+def _clause_scope(active, spend) -> str:
+    conds = company_conditions(active, spend) + agreement_conditions(active)
+    return where(conds)
+
+
+def relay_vector(active, spend="spend_latest") -> str:
+    """Relay: vector search, then walk back to agreement and company and filter by attributes."""
+    type_filter = "WHERE t.name IN $types" if "types" in set(active) else ""
+    return f"""CALL db.index.vector.queryNodes('clause_embeddings', $candidates, $vector) YIELD node AS c, score
 MATCH (co:Company)-[:HAS_SLA]->(s:SLA)-[:HAS_CLAUSE]->(c)
-WHERE """ + COMPANY_FILTER + " AND " + AGREEMENT_FILTER + """
+{_clause_scope(active, spend)}
 MATCH (c)-[r:OF_TYPE]->(t:ClauseType)
-WHERE size($types) = 0 OR t.name IN $types
-RETURN co.name AS company, s.id AS sla_id, c.id AS clause_id, c.title AS clause_title,
-       t.name AS clause_type, r.confidence AS confidence, r.method AS method,
-       c.position AS position, c.text AS text, score
+{type_filter}
+{CLAUSE_RETURN}, score
 ORDER BY score DESC
-LIMIT $k
-"""
+LIMIT $k""".replace("\n\n", "\n")
 
-# relay over a small filtered set: exact cosine, so no candidate is lost to the top-k cut.
-RELAY_EXACT = """
-MATCH (co:Company)-[:HAS_SLA]->(s:SLA)-[:HAS_CLAUSE]->(c:Clause)
-WHERE """ + COMPANY_FILTER + " AND " + AGREEMENT_FILTER + """
+
+def relay_exact(active, spend="spend_latest") -> str:
+    """Relay over a small filtered set: exact cosine, so no candidate is lost to a top-k cut."""
+    type_filter = "WHERE t.name IN $types" if "types" in set(active) else ""
+    return f"""MATCH (co:Company)-[:HAS_SLA]->(s:SLA)-[:HAS_CLAUSE]->(c:Clause)
+{_clause_scope(active, spend)}
 MATCH (c)-[r:OF_TYPE]->(t:ClauseType)
-WHERE size($types) = 0 OR t.name IN $types
+{type_filter}
 WITH co, s, c, r, t, vector.similarity.cosine(c.embedding, $vector) AS score
-RETURN co.name AS company, s.id AS sla_id, c.id AS clause_id, c.title AS clause_title,
-       t.name AS clause_type, r.confidence AS confidence, r.method AS method,
-       c.position AS position, c.text AS text, score
+{CLAUSE_RETURN}, score
 ORDER BY score DESC
-LIMIT $k
-"""
+LIMIT $k""".replace("\n\n", "\n")
 
-FILTERED_CLAUSE_COUNT = """
-MATCH (co:Company)-[:HAS_SLA]->(s:SLA)-[:HAS_CLAUSE]->(c:Clause)
-WHERE """ + COMPANY_FILTER + " AND " + AGREEMENT_FILTER + """
-RETURN count(c) AS n
-"""
+
+def filtered_clause_count(active, spend="spend_latest") -> str:
+    return f"""MATCH (co:Company)-[:HAS_SLA]->(s:SLA)-[:HAS_CLAUSE]->(c:Clause)
+{_clause_scope(active, spend)}
+RETURN count(c) AS n""".replace("\n\n", "\n")
+
+
+def clauses_by_id(active, spend="spend_latest") -> str:
+    """Context for clauses found by search (hybrid mode), filtered by the question's attributes."""
+    return f"""UNWIND range(0, size($ids) - 1) AS i
+MATCH (co:Company)-[:HAS_SLA]->(s:SLA)-[:HAS_CLAUSE]->(c:Clause {{id: $ids[i]}})-[r:OF_TYPE]->(t:ClauseType)
+{_clause_scope(active, spend)}
+{CLAUSE_RETURN}, $scores[i] AS score
+ORDER BY score DESC""".replace("\n\n", "\n")
+
 
 TOTAL_CLAUSES = "MATCH (c:Clause) RETURN count(c) AS n"
-
-# context for hits found by search (hybrid mode)
-CLAUSES_BY_ID = """
-UNWIND range(0, size($ids) - 1) AS i
-MATCH (co:Company)-[:HAS_SLA]->(s:SLA)-[:HAS_CLAUSE]->(c:Clause {id: $ids[i]})-[r:OF_TYPE]->(t:ClauseType)
-WHERE """ + COMPANY_FILTER + " AND " + AGREEMENT_FILTER + """
-RETURN co.name AS company, s.id AS sla_id, c.id AS clause_id, c.title AS clause_title,
-       t.name AS clause_type, r.confidence AS confidence, r.method AS method,
-       c.position AS position, c.text AS text, $scores[i] AS score
-ORDER BY score DESC
-"""
 
 RANK_BY_VECTOR = """
 MATCH (c:Clause) WHERE c.id IN $ids
 RETURN c.id AS clause_id, vector.similarity.cosine(c.embedding, $vector) AS score
 """
+
+_PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def used_params(cypher: str, params: dict) -> dict:
+    """Only the parameters the query text references (what the analyst needs to re-run it)."""
+    names = set(_PARAM.findall(cypher))
+    return {k: v for k, v in params.items() if k in names}

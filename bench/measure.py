@@ -1,0 +1,91 @@
+"""Timing and memory helpers shared by the benchmark and the soak."""
+from __future__ import annotations
+
+import os
+import threading
+import time
+from dataclasses import dataclass, field
+
+import psutil
+
+
+def percentiles(samples_ms: list[float]) -> dict:
+    """P50/P95/P99 by linear interpolation (numpy's default), plus mean and count."""
+    import numpy as np
+
+    if not samples_ms:
+        return {"n": 0, "p50": None, "p95": None, "p99": None, "mean": None, "max": None}
+    a = np.asarray(samples_ms, dtype=float)
+    return {"n": int(a.size), "p50": round(float(np.percentile(a, 50)), 2),
+            "p95": round(float(np.percentile(a, 95)), 2), "p99": round(float(np.percentile(a, 99)), 2),
+            "mean": round(float(a.mean()), 2), "max": round(float(a.max()), 2)}
+
+
+def rss_mb(pid: int | None = None) -> float | None:
+    try:
+        return round(psutil.Process(pid or os.getpid()).memory_info().rss / 2**20, 1)
+    except (psutil.Error, OSError):
+        return None
+
+
+@dataclass
+class MemorySampler:
+    """Samples the RSS of this process and of Neo4j in the background; keeps peaks per phase."""
+
+    neo4j_pid: int | None = None
+    interval_s: float = 0.25
+    peaks: dict = field(default_factory=dict)   # phase -> {"python_mb", "neo4j_mb"}
+    phase: str = "setup"
+
+    def __post_init__(self):
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name="rss-sampler", daemon=True)
+
+    def start(self) -> "MemorySampler":
+        self._thread.start()
+        return self
+
+    def set_phase(self, phase: str) -> None:
+        self.phase = phase
+
+    def _sample(self) -> None:
+        py, neo = rss_mb(), rss_mb(self.neo4j_pid) if self.neo4j_pid else None
+        for key in (self.phase, "overall"):
+            peak = self.peaks.setdefault(key, {"python_mb": 0.0, "neo4j_mb": 0.0})
+            if py:
+                peak["python_mb"] = max(peak["python_mb"], py)
+            if neo:
+                peak["neo4j_mb"] = max(peak["neo4j_mb"], neo)
+
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            self._sample()
+            self._stop.wait(self.interval_s)
+
+    def stop(self) -> dict:
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout=2)
+        self._sample()
+        return self.peaks
+
+
+class Stopwatch:
+    def __init__(self):
+        self.t0 = time.perf_counter()
+
+    def ms(self) -> float:
+        return (time.perf_counter() - self.t0) * 1000
+
+
+def pool_usage(db) -> dict:
+    """In-use and open connections of the driver's pool (driver internals; best effort)."""
+    try:
+        pool = db.driver()._pool
+        with pool.lock:
+            addresses = list(pool.connections)
+            total = sum(len(pool.connections[a]) for a in addresses)
+            in_use = sum(1 for a in addresses for c in pool.connections[a] if c.in_use)
+        return {"in_use": in_use, "open": total, "max_size": pool.pool_config.max_connection_pool_size}
+    except Exception:  # noqa: BLE001 - private API; absent in other driver versions
+        return {"in_use": None, "open": None, "max_size": None}

@@ -1,0 +1,237 @@
+"""End to end in a real browser: `streamlit run app.py` driven by headless Chromium over CDP.
+
+Types the canonical question into the chat input, waits for the answer, the Cypher and the
+graph, and saves a screenshot to tests/artifacts/ask.png. Chromium is required: a missing
+browser fails this test (install it with `apt-get install -y chromium`).
+"""
+from __future__ import annotations
+
+import base64
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+ARTIFACTS = ROOT / "tests" / "artifacts"
+CANONICAL = "Which high-spend suppliers lack a termination clause?"
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                  "--disable-dev-shm-usage", "--hide-scrollbars", "--remote-allow-origins=*",
+                  "--window-size=1680,1500"]
+VIEWPORT = (1680, 1500)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def chromium_binary() -> str:
+    for name in ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable"):
+        path = shutil.which(name)
+        if path:
+            return path
+    pytest.fail("Chromium is not installed: the browser test needs it (Debian: `apt-get install -y chromium`).")
+
+
+def wait_for(predicate, timeout: float, what: str, interval: float = 0.25):
+    deadline = time.monotonic() + timeout
+    last = None
+    while time.monotonic() < deadline:
+        try:
+            last = predicate()
+            if last:
+                return last
+        except AssertionError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - keep polling until the deadline
+            last = exc
+        time.sleep(interval)
+    raise AssertionError(f"timed out after {timeout:.0f}s waiting for {what} (last: {last!r})")
+
+
+def http_get(url: str, timeout: float = 2.0) -> str:
+    with urllib.request.urlopen(url, timeout=timeout) as resp:  # noqa: S310 - localhost only
+        return resp.read().decode("utf-8", "replace")
+
+
+class CDP:
+    """The few DevTools-protocol calls the test needs, over one page target's websocket."""
+
+    def __init__(self, ws_url: str):
+        from websockets.sync.client import connect
+
+        self.ws = connect(ws_url, max_size=64 * 1024 * 1024, open_timeout=10)
+        self._id = 0
+
+    def send(self, method: str, timeout: float = 30, **params) -> dict:
+        self._id += 1
+        msg_id = self._id
+        self.ws.send(json.dumps({"id": msg_id, "method": method, "params": params}))
+        deadline = time.monotonic() + timeout
+        while True:
+            raw = self.ws.recv(timeout=max(0.1, deadline - time.monotonic()))
+            msg = json.loads(raw)
+            if msg.get("id") == msg_id:
+                if "error" in msg:
+                    raise RuntimeError(f"{method}: {msg['error']}")
+                return msg.get("result", {})
+
+    def eval(self, expression: str):
+        res = self.send("Runtime.evaluate", expression=expression, returnByValue=True, awaitPromise=True)
+        if "exceptionDetails" in res:
+            raise RuntimeError(res["exceptionDetails"].get("text"))
+        return res.get("result", {}).get("value")
+
+    def close(self) -> None:
+        self.ws.close()
+
+
+def _stop(proc: subprocess.Popen | None) -> None:
+    if proc is None or proc.poll() is not None:
+        return
+    proc.terminate()
+    try:
+        proc.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(timeout=5)
+
+
+@pytest.fixture(scope="module")
+def demo(db):
+    from core.ingest import ingest_corpus
+
+    assert ingest_corpus(ROOT / "data" / "demo", db=db).ok
+    return db
+
+
+@pytest.fixture(scope="module")
+def streamlit_server(demo, tmp_path_factory):
+    port = free_port()
+    log = tmp_path_factory.mktemp("streamlit") / "server.log"
+    env = dict(os.environ)  # the test database settings set by conftest travel along
+    env["PYTHONUNBUFFERED"] = "1"
+    with log.open("wb") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+             "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false",
+             "--server.fileWatcherType", "none"],
+            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+    try:
+        wait_for(lambda: proc.poll() is None and http_get(f"http://127.0.0.1:{port}/_stcore/health") == "ok",
+                 60, "streamlit to serve")
+        yield f"http://127.0.0.1:{port}/", log
+    finally:
+        _stop(proc)
+
+
+@pytest.fixture()
+def browser(tmp_path):
+    binary = chromium_binary()
+    port = free_port()
+    profile = tempfile.mkdtemp(prefix="cg-chromium-", dir=tmp_path)
+    proc = subprocess.Popen([binary, *CHROMIUM_FLAGS, f"--user-data-dir={profile}",
+                             f"--remote-debugging-port={port}", "about:blank"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    cdp = None
+    try:
+        targets = wait_for(lambda: [t for t in json.loads(http_get(f"http://127.0.0.1:{port}/json/list"))
+                                    if t.get("type") == "page"], 30, "chromium's DevTools endpoint")
+        cdp = CDP(targets[0]["webSocketDebuggerUrl"])
+        cdp.send("Page.enable")
+        cdp.send("Runtime.enable")
+        cdp.send("Emulation.setDeviceMetricsOverride", width=VIEWPORT[0], height=VIEWPORT[1], deviceScaleFactor=1,
+                 mobile=False)
+        yield cdp
+    finally:
+        if cdp is not None:
+            cdp.close()
+        _stop(proc)
+
+
+TEXTAREA = "document.querySelector('textarea[data-testid=\"stChatInputTextArea\"]')"
+
+
+def test_ask_in_a_real_browser(streamlit_server, browser):
+    from core import service
+
+    url, log = streamlit_server
+    expected = service.ask(CANONICAL, log=False)
+    assert expected.evidence, "the demo graph must have gaps to show"
+
+    browser.send("Page.navigate", url=url)
+
+    def loaded():
+        crash = browser.eval("(document.querySelector('[data-testid=\"stException\"]') || {}).innerText || ''")
+        if crash:
+            raise AssertionError(f"the page shows an exception: {crash[:2000]}")
+        return browser.eval(f"!!{TEXTAREA}")
+
+    try:
+        wait_for(loaded, 120, "the chat input")
+    except AssertionError as exc:
+        raise AssertionError(f"page did not load ({exc}); server log:\n" + log.read_text(errors="replace")[-3000:])
+    # type the question like a user: focus, insert text, press Enter
+    browser.eval(f"{TEXTAREA}.focus()")
+    browser.send("Input.insertText", text=CANONICAL)
+    wait_for(lambda: browser.eval(f"{TEXTAREA}.value") == CANONICAL, 10, "the typed question")
+    for kind in ("keyDown", "keyUp"):
+        browser.send("Input.dispatchKeyEvent", type=kind, key="Enter", code="Enter", windowsVirtualKeyCode=13,
+                     nativeVirtualKeyCode=13, **({"text": "\r"} if kind == "keyDown" else {}))
+
+    def page_text() -> str:
+        return browser.eval("document.body.innerText") or ""
+
+    first_company = expected.evidence[0].company
+    text = wait_for(lambda: (t := page_text()) and "OPTIONAL MATCH" in t and "Evidence (" in t and first_company in t
+                    and t, 180, "the answer and its Cypher")
+    # the graph iframe holds a drawn vis-network canvas
+    wait_for(lambda: browser.eval(
+        "Array.from(document.querySelectorAll('iframe')).some(f => { try { "
+        "return !!f.contentDocument.querySelector('#mynetwork canvas') } catch (e) { return false } })"),
+        60, "the subgraph canvas")
+    time.sleep(2.5)  # let the physics layout settle for the screenshot
+    text = page_text()
+
+    # what the analyst sees: the answer (with its citations), the Cypher, the evidence
+    assert "Answer" in text and "Cypher that ran" in text and "Subgraph" in text
+    answer_head = expected.answer.split(":")[0]
+    assert answer_head in text, (answer_head, text[:2000])
+    for ev in expected.evidence:
+        assert ev.company in text and f"[{ev.ref}]" in text
+    assert not browser.eval("!!document.querySelector('[data-testid=\"stException\"]')"), "a traceback is shown"
+
+    # the four panels side by side: answer over evidence on the left, Cypher over graph on the right,
+    # all starting within the first screen
+    boxes = browser.eval("""(() => {
+        const find = (txt) => Array.from(document.querySelectorAll('h4')).find(h => h.innerText.trim().startsWith(txt));
+        const box = (el) => { if (!el) return null; const r = el.getBoundingClientRect(); return [r.left, r.top]; };
+        return {answer: box(find('Answer')), cypher: box(find('Cypher that ran')),
+                graph: box(find('Subgraph')), evidence: box(find('Evidence'))};
+    })()""")
+    assert all(boxes.values()), boxes
+    assert boxes["cypher"][0] > boxes["answer"][0] + 300 and abs(boxes["cypher"][1] - boxes["answer"][1]) < 5
+    assert abs(boxes["graph"][0] - boxes["cypher"][0]) < 5 and abs(boxes["evidence"][0] - boxes["answer"][0]) < 5
+    assert max(b[1] for b in boxes.values()) - min(b[1] for b in boxes.values()) < VIEWPORT[1] - 500, boxes
+
+    # screenshot, scrolled so the answer block is at the top of the viewport
+    browser.eval("(() => { const h = Array.from(document.querySelectorAll('h4')).find(h => "
+                 "h.innerText.trim() === 'Answer'); const m = h.closest('[data-testid=\"stChatMessage\"]'); "
+                 "(m || h).scrollIntoView({block: 'start'}); })()")
+    time.sleep(1.0)
+    shot = browser.send("Page.captureScreenshot", format="png", captureBeyondViewport=False)
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    out = ARTIFACTS / "ask.png"
+    out.write_bytes(base64.b64decode(shot["data"]))
+    assert out.stat().st_size > 20_000
