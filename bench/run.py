@@ -62,16 +62,17 @@ def parse_args(argv):
     p.add_argument("--no-soak", action="store_true")
     p.add_argument("--out", default=str(RESULTS_DIR), help="folder for latest.json and latest.md")
     p.add_argument("--work-dir", default=str(WORK_DIR), help="where generated corpora are kept")
+    p.add_argument("--cache-dir", default=str(CACHE_DIR), help="where sample embeddings are cached (.npy)")
     p.add_argument("--cleanup", action="store_true", help="empty the graph at the end")
     a = p.parse_args(argv)
     q = a.quick
     a.suppliers = a.suppliers if a.suppliers is not None else (30 if q else 10_000)
     a.embed_sample = a.embed_sample if a.embed_sample is not None else (4 if q else 200)
     a.naive_agreements = a.naive_agreements if a.naive_agreements is not None else (4 if q else 40)
-    a.reps = a.reps if a.reps is not None else (4 if q else 60)
+    a.reps = a.reps if a.reps is not None else (3 if q else 60)
     a.gap_reps = a.gap_reps if a.gap_reps is not None else (2 if q else 10)
-    a.concurrent_questions = a.concurrent_questions if a.concurrent_questions is not None else (16 if q else 240)
-    a.soak_questions = a.soak_questions if a.soak_questions is not None else (40 if q else 1600)
+    a.concurrent_questions = a.concurrent_questions if a.concurrent_questions is not None else (12 if q else 240)
+    a.soak_questions = a.soak_questions if a.soak_questions is not None else (24 if q else 1600)
     if q:
         a.soak_clients = min(a.soak_clients, 4)
         a.clients = min(a.clients, 4)
@@ -472,7 +473,7 @@ def main(argv: list[str] | None = None) -> int:
         "machine": {"cpus": os.cpu_count(), "ram_gb": round(psutil.virtual_memory().total / 2**30, 1),
                     "platform": platform.platform(), "python": platform.python_version()},
         "neo4j": {"home": str(cfg.home), "port": cfg.bolt_port, "heap": cfg.heap, "pagecache": cfg.pagecache},
-        "config": {k: v for k, v in vars(args).items() if k not in {"out", "work_dir"}},
+        "config": {k: v for k, v in vars(args).items() if k not in {"out", "work_dir", "cache_dir"}},
         "notes": [],
     }
     work = Path(args.work_dir)
@@ -494,7 +495,7 @@ def main(argv: list[str] | None = None) -> int:
         sampler.set_phase("ingest_sample")
         sample_dir = subset_corpus(corpus_dir, work / "sample", args.embed_sample)
         model = get_embedder().model_name
-        cache_path = CACHE_DIR / f"bench-{gen.key}-{model}-sample{args.embed_sample}.npy"
+        cache_path = Path(args.cache_dir) / f"bench-{gen.key}-{model}-sample{args.embed_sample}.npy"
         log(f"embed stage: real ingest of {args.embed_sample} agreements, then raw encode of the same texts")
         embed, sample_rates = measure_embed(db, sample_dir, cache_path)
         res["ingest"] = {"embed": embed, "sample": sample_rates}

@@ -175,6 +175,16 @@ def link_companies(question: str, vocab: Vocabulary) -> tuple[list[str], dict[st
             core = _core_name(name)
             if core != name and _contains_phrase(q, core) and not _generic(core):
                 found[name] = f"name '{core}'"
+    if not found:
+        # a distinctive leading word of one company's name ("Alpenkraft's colocation agreement")
+        first_tokens: dict[str, list[str]] = {}
+        for comp in vocab.companies:
+            tok = _core_name(comp["name"]).split()[0].strip(",.").lower() if comp["name"].strip() else ""
+            if len(tok) >= 5 and not _generic(tok) and not CJK.search(tok):
+                first_tokens.setdefault(tok, []).append(comp["name"])
+        for tok, names in first_tokens.items():
+            if len(names) == 1 and _contains_phrase(q, tok):
+                found[names[0]] = f"distinctive name word '{tok}'"
     if found:
         return list(found), found
     # Fuzzy: compare windows of question words against distinctive names (typos, missing suffix).
@@ -263,6 +273,10 @@ def _type_phrases() -> list[tuple[str, str, float]]:
             out.append((kw.lower(), t.name, 0.8))
         for kw in t.keywords_zh:
             out.append((kw, t.name, 0.9))
+        for concept in t.concepts:  # related wording: "personal data", "解除"
+            c = concept.rstrip("*").lower()
+            if (CJK.search(c) and len(c) >= 2) or (not CJK.search(c) and " " in c):
+                out.append((c, t.name, 0.7))
     return out
 
 
@@ -350,6 +364,16 @@ def link_clause_types(question: str) -> tuple[list[str], dict[str, str], str | N
     t = TOPIC.search(question)
     if t:
         topic = (t.group(2) or t.group(3) or "").strip(" ?.!。？")
+        if topic and not found:
+            tl = topic.lower()
+            for phrase, tname, weight in sorted(_type_phrases(), key=lambda p: len(p[0]), reverse=True):
+                if (CJK.search(phrase) and phrase in topic) or (
+                        not CJK.search(phrase) and re.search(r"(?<![a-z])" + re.escape(phrase) + r"(?:s|es)?(?![a-z])", tl)):
+                    if len(phrase) >= len(tl) * 0.5 or CJK.search(phrase):
+                        found[tname] = f"topic '{phrase}'"
+                        break
+            if found:
+                topic = None
         if topic and not found:
             tname, sim = semantic_type(topic, threshold=0.62)
             if tname and len(topic.split()) <= 3:
@@ -557,7 +581,9 @@ def plan_question(question: str, vocab: Vocabulary, context: SessionContext | No
             return make("gap", "attribute", "asks whether the named companies lack a clause type")
         if positional:
             params["direction"] = "before" if POSITION_BEFORE.search(q) and not POSITION_AFTER.search(q) else "after"
-            params["anchor_text"] = topic or ""
+            anchor = re.search(r"\b(?:after|before|following|follows|precedes|preceding)\s+(?:the\s+)?[\"']?(.+?)[\"']?"
+                               r"(?:\s+(?:clause|section|provision))?\s+(?:in|of|within)\s+", q, re.I)
+            params["anchor_text"] = (anchor.group(1).strip() if anchor else "") or topic or ""
             return make("next_clause", "document", f"asks for the clause {params['direction']} another clause in a known agreement")
         if types and (yes_no or (wants_companies and len(companies) > 1)):
             params["gap"] = False
@@ -593,7 +619,8 @@ def plan_question(question: str, vocab: Vocabulary, context: SessionContext | No
     if text_query and (wording or quoted):
         params["text"] = text_query
         return make("hybrid", "hybrid", "asks about wording: full-text and vector search fused (RRF)")
-    if has_filters and (counting or summing or wants_companies or not text_query):
+    if (has_filters and (counting or summing or wants_companies or not text_query)) or \
+            ((counting or summing) and not text_query) or (summing and re.search(r"\b(all|every|each)\b|所有|全部", q)):
         intent = "sum_spend" if summing else ("count" if counting else "companies")
         return make(intent, "attribute", "filters companies by attributes")
     if text_query and (CLAUSE_WORDS.search(q) or has_filters or topic):

@@ -97,19 +97,12 @@ class DocumentRetriever(Retriever):
             return self._run(q.neighbour_clause(active, direction, spend), params)
         if plan.intent == "count" and plan.params.get("count_unit") == "agreements":
             return self._run(q.count_agreements(active - {"types"}, spend), params)
-        result = self._run(q.document_clauses(active, spend), params)
-        if plan.intent == "document_topic" and plan.params.get("text") and embed and result.rows:
-            # rank the document's clauses by the topic, keep the best few (full text kept)
-            vec = embed(plan.params["text"])
-            ids = [r["clause_id"] for r in result.rows]
-            ranked = self.db.read(q.RANK_BY_VECTOR, {"ids": ids, "vector": vec})
-            score = {r["clause_id"]: r["score"] for r in ranked}
-            rows = sorted(result.rows, key=lambda r: -score.get(r["clause_id"], 0))
-            best = score.get(rows[0]["clause_id"], 0)
-            result.rows = [dict(r, score=score.get(r["clause_id"])) for r in rows
-                           if score.get(r["clause_id"], 0) >= max(RELAY_MIN_SCORE, best - 0.04)][:3]
+        if plan.intent == "document_topic" and plan.params.get("text") and embed:
+            params.update(vector=embed(plan.params["text"]), min_score=RELAY_MIN_SCORE, band=0.04, k=3)
+            result = self._run(q.document_topic(active, spend), params)
             result.warnings.append("clauses ranked by similarity to the topic; the full document is in Explore")
-        return result
+            return result
+        return self._run(q.document_clauses(active, spend), params)
 
 
 class ClauseTypeRetriever(Retriever):
@@ -165,7 +158,7 @@ class RelayRetriever(Retriever):
         vector = embed(text)
         t_embed = (time.perf_counter() - t0) * 1000
         params = base_params(plan)
-        params.update(vector=vector, k=RELAY_K * 4)
+        params.update(vector=vector, k=RELAY_K, per_agreement=RELAY_PER_AGREEMENT, min_score=RELAY_MIN_SCORE)
         filtered = any(params[k] for k in ("companies", "sla_ids", "countries", "industries", "cities",
                                              "governing_laws")) or params["spend_min"] is not None \
             or params["spend_max"] is not None or params["date_from"] or params["date_to"] or params["types"]
@@ -185,33 +178,17 @@ class RelayRetriever(Retriever):
             params["candidates"] = min(candidates, max(total, 1))
             res = self._run(q.relay_vector(active, spend), params)
             trace.append({"strategy": "vector", "candidates": params["candidates"], "returned": len(res.rows)})
-            if len(_cap(res.rows)) >= RELAY_K or params["candidates"] >= total:
+            if len(res.rows) >= RELAY_K or params["candidates"] >= total:
                 break
             candidates *= 4
         return self._finish(res, trace, t_embed, scanned=params["candidates"])
 
     def _finish(self, res: Retrieval, trace: list, t_embed: float, scanned: int) -> Retrieval:
-        before = len(res.rows)
-        rows = [r for r in res.rows if (r.get("score") or 0) >= RELAY_MIN_SCORE]
-        rows = _cap(rows)[:RELAY_K]
-        res.rows = rows
         res.trace = trace
         res.timings_ms["embed"] = round(t_embed, 2)
-        res.warnings.append(f"relay: k asked {RELAY_K}, returned {len(rows)}, candidates scanned {scanned}"
-                            + (f", {before - len(rows)} dropped below the relevance floor or the per-agreement cap"
-                               if before > len(rows) else ""))
+        res.warnings.append(f"relay: k asked {RELAY_K}, returned {len(res.rows)}, candidates scanned {scanned} "
+                            f"(at most {RELAY_PER_AGREEMENT} per agreement, similarity >= {RELAY_MIN_SCORE})")
         return res
-
-
-def _cap(rows: list[dict], per_agreement: int = RELAY_PER_AGREEMENT) -> list[dict]:
-    seen: dict[str, int] = {}
-    out = []
-    for r in rows:
-        n = seen.get(r["sla_id"], 0)
-        if n < per_agreement:
-            out.append(r)
-            seen[r["sla_id"]] = n + 1
-    return out
 
 
 class HybridRetriever(Retriever):
@@ -230,9 +207,8 @@ class HybridRetriever(Retriever):
         t_embed = (time.perf_counter() - t0) * 1000
         hits = hybrid_search(self.db, text, vector, k=RELAY_K * 3, per_agreement_cap=RELAY_PER_AGREEMENT)
         params = base_params(plan)
-        params.update(ids=[h.clause_id for h in hits], scores=[float(h.score) for h in hits])
+        params.update(ids=[h.clause_id for h in hits], scores=[float(h.score) for h in hits], k=RELAY_K)
         res = self._run(q.clauses_by_id(active_filters(params) - {"types"}, params["spend_key"]), params)
-        res.rows = res.rows[:RELAY_K]
         res.timings_ms["embed"] = round(t_embed, 2)
         res.trace = [{"strategy": "rrf", "hits": len(hits), "sources": [h.sources for h in hits[:RELAY_K]]}]
         return res

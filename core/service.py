@@ -191,7 +191,8 @@ def _ask_llm(question: str, db: Database, ctx, result: Result, forced: bool) -> 
         result.warnings.append("Text2Cypher is not available in this build; answered by the offline planner")
         return None
     try:
-        return answer_with_llm(question, db=db, context=ctx, session=result.session)
+        return answer_with_llm(question, db=db, context=ctx, session=result.session,
+                               mode="text2cypher" if forced else "auto")
     except Exception as exc:  # noqa: BLE001 - any LLM trouble falls back visibly
         if isinstance(exc, DatabaseUnavailable):
             raise

@@ -99,7 +99,8 @@ def _lookups(vocab: Vocabulary) -> dict[str, dict[str, str]]:
     def with_synonyms(kind: str, values: list[str]) -> dict[str, str]:
         return {fold(k): v for k, v in planner._alias_map(kind, values).items()}
 
-    return {"company": companies,
+    canonical = {"country": {fold(x): x for x in vocab.countries}, "industry": {fold(x): x for x in vocab.industries}}
+    return {"company": companies, "canonical": canonical,
             "country": with_synonyms("countries", vocab.countries),
             "industry": with_synonyms("industries", vocab.industries),
             "type": {fold(t): t for t in vocab.clause_types},
@@ -121,14 +122,18 @@ def normalize_params(params: dict, vocab: Vocabulary) -> tuple[dict, list[str]]:
     for key, value in (params or {}).items():
         kinds = [kind for kind, pat in _KIND_OF_PARAM if re.search(pat, key, re.I)] or list(_ANY_KIND_ORDER)
 
+        hinted = kinds != list(_ANY_KIND_ORDER)
+
         def fix(v):
             if not isinstance(v, str) or not v.strip():
                 return v
             for kind in kinds:
-                hit = tables[kind].get(fold(v))
+                # Synonyms ("cloud" -> Technology) only where the parameter's name says what it holds.
+                table = tables[kind] if hinted or kind not in tables["canonical"] else tables["canonical"][kind]
+                hit = table.get(fold(v))
                 if hit is not None:
                     return hit
-            if "company" in kinds and len(v) >= 5 and kinds != list(_ANY_KIND_ORDER):
+            if "company" in kinds and len(v) >= 5 and hinted:
                 best = max(((fuzz.ratio(fold(v), variant), name) for variant, name in tables["company"].items()),
                            default=(0, None))
                 if best[0] >= 90:

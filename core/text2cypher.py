@@ -95,7 +95,7 @@ def answer_with_llm(question: str, db: Database | None = None, context=None, ses
         _usage(result, ledger, t_start)
         if mode != "text2cypher":
             return _offline(question, db, context, session, result,
-                            f"Text2Cypher found nothing after {len(result.trace)} attempt(s); "
+                            f"Text2Cypher found nothing after {_model_attempts(result)} attempt(s); "
                             "answered by the offline planner")
         result.answer = NOTHING_FOUND
         return result
@@ -110,8 +110,12 @@ def answer_with_llm(question: str, db: Database | None = None, context=None, ses
     result.answer = _compose(question, result, lines, client, ledger)
     result.timings_ms["t2c.answer"] = _ms(t0)
     _usage(result, ledger, t_start)
-    _remember(session, plan, evidence)
+    _remember(session, plan, result)
     return result
+
+
+def _model_attempts(result: Result) -> int:
+    return len({t["attempt"] for t in result.trace if t.get("stage") == "text2cypher"})
 
 
 def _usage(result: Result, ledger: TokenLedger, t_start: float) -> None:
@@ -274,7 +278,7 @@ def _offline(question: str, db: Database, context, session: str | None, partial:
     plan = plan_question(question, graph_cache.vocabulary(db), context)
     res.timings_ms["plan"] = _ms(t0)
     _run_plan(plan, db, res)
-    sessions().update(session, plan)
+    sessions().update(session, plan, res)
     res.warnings = [warning] + partial.warnings + res.warnings
     res.trace = partial.trace + res.trace
     res.usage = partial.usage
@@ -282,13 +286,14 @@ def _offline(question: str, db: Database, context, session: str | None, partial:
     return res
 
 
-def _remember(session: str | None, plan: Plan, evidence) -> None:
+def _remember(session: str | None, plan: Plan, result: Result) -> None:
+    """Follow-up questions ("and their liability clause?") see what this answer was about."""
     if not session:
         return
     from .service import sessions
 
-    companies = list(dict.fromkeys(e.company for e in evidence if e.company))
+    companies = result.evidence_companies
     params = dict(plan.params)
     if not params.get("companies") and 0 < len(companies) <= 3:
         params["companies"] = companies
-    sessions().update(session, Plan(intent="text2cypher", mode="text2cypher", params=params))
+    sessions().update(session, Plan(intent="text2cypher", mode="text2cypher", params=params), result)

@@ -177,6 +177,7 @@ class PageContext:
 def page_setup(title: str, admin_only: bool = False, warm_embedder: bool = False,
                layout: str = "wide", needs_database: bool = True) -> PageContext:
     """Call first on every page. Stops the script (login form / error) when it must not go on."""
+    _leave_pages_folder_mode()
     st.set_page_config(page_title=f"{title} · {APP_NAME}", page_icon=":material/account_tree:", layout=layout)
     if auth_enabled() and current_user() is None:
         login_form()
@@ -196,6 +197,28 @@ def page_setup(title: str, admin_only: bool = False, warm_embedder: bool = False
         with st.spinner("Loading the embedding model (first use only)…"):
             _warm_embedder()
     return PageContext(title=title, user=user, database=db_status, llm=llm)
+
+
+def _leave_pages_folder_mode() -> None:
+    """Route through app.py even when a fresh server's first request named a page.
+
+    Streamlit treats a `pages/` folder next to the entry script as an old-style multipage
+    app until some run calls `st.navigation`; a first visit to e.g. /data would then run the
+    page file directly, with every file listed in the sidebar (Data included) and app.py
+    never consulted. Switching the mode off and rerunning sends the visitor through app.py
+    (login page, role-filtered navigation) to the same URL.
+    """
+    try:
+        from streamlit.runtime.pages_manager import PagesManager
+    except ImportError:  # pragma: no cover - a Streamlit without the legacy mode
+        return
+    if getattr(PagesManager, "uses_pages_directory", None):
+        PagesManager.uses_pages_directory = False
+        # once per session: the flag is process-wide, so on a real server this is only ever
+        # the first request; AppTest resets it every run and would otherwise lose clicks
+        if not st.session_state.get("_clausegraph_routed"):
+            st.session_state["_clausegraph_routed"] = True
+            st.rerun()
 
 
 def show_database_error(message: str) -> None:

@@ -7,6 +7,7 @@ browser fails this test (install it with `apt-get install -y chromium`).
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import os
 import shutil
@@ -116,10 +117,10 @@ def demo(db):
     return db
 
 
-@pytest.fixture(scope="module")
-def streamlit_server(demo, tmp_path_factory):
+@contextlib.contextmanager
+def run_streamlit(log: Path):
+    """`streamlit run app.py` on a free port (a fresh server each time), stopped afterwards."""
     port = free_port()
-    log = tmp_path_factory.mktemp("streamlit") / "server.log"
     env = dict(os.environ)  # the test database settings set by conftest travel along
     env["PYTHONUNBUFFERED"] = "1"
     with log.open("wb") as out:
@@ -131,9 +132,16 @@ def streamlit_server(demo, tmp_path_factory):
     try:
         wait_for(lambda: proc.poll() is None and http_get(f"http://127.0.0.1:{port}/_stcore/health") == "ok",
                  60, "streamlit to serve")
-        yield f"http://127.0.0.1:{port}/", log
+        yield f"http://127.0.0.1:{port}/"
     finally:
         _stop(proc)
+
+
+@pytest.fixture()
+def streamlit_server(demo, tmp_path):
+    log = tmp_path / "server.log"
+    with run_streamlit(log) as url:
+        yield url, log
 
 
 @pytest.fixture()
@@ -206,6 +214,9 @@ def test_ask_in_a_real_browser(streamlit_server, browser):
 
     # what the analyst sees: the answer (with its citations), the Cypher, the evidence
     assert "Answer" in text and "Cypher that ran" in text and "Subgraph" in text
+    code = browser.eval("Array.from(document.querySelectorAll('[data-testid=\"stCode\"]')).map(e => e.innerText)"
+                        ".join('\\n')")
+    assert "OPTIONAL MATCH" in code and "$types" in code, code[:500]
     answer_head = expected.answer.split(":")[0]
     assert answer_head in text, (answer_head, text[:2000])
     for ev in expected.evidence:
@@ -235,3 +246,19 @@ def test_ask_in_a_real_browser(streamlit_server, browser):
     out = ARTIFACTS / "ask.png"
     out.write_bytes(base64.b64decode(shot["data"]))
     assert out.stat().st_size > 20_000
+
+
+def test_first_visit_to_a_page_url_is_routed_by_app(streamlit_server, browser):
+    """A fresh server whose first request names a page must still route through app.py
+    (Streamlit would otherwise run pages/gaps.py directly and list every file, Data included)."""
+    url, log = streamlit_server
+    browser.send("Page.navigate", url=url + "gaps")
+    wait_for(lambda: browser.eval("document.querySelector('h1') && document.querySelector('h1').innerText"
+                                  " === 'Compliance gaps'"), 120, "the gaps page")
+    wait_for(lambda: browser.eval("!!document.querySelector('.js-plotly-plot .heatmaplayer, .js-plotly-plot')"),
+             60, "the heatmap")
+    nav = wait_for(lambda: browser.eval(
+        "(document.querySelector('[data-testid=\"stSidebarNav\"]') || {}).innerText || ''"), 30, "the navigation")
+    items = [line.strip() for line in nav.splitlines() if line.strip()]
+    assert "Compliance gaps" in items and "Ask" in items and "app" not in items, items
+    assert not browser.eval("!!document.querySelector('[data-testid=\"stException\"]')")

@@ -78,10 +78,17 @@ def test_every_page_through_app_navigation(demo):
     at = AppTest.from_file(str(APP), default_timeout=TIMEOUT).run()
     no_problems(at)
     assert at.title[0].value == PAGES["pages/ask.py"], "Ask is the landing page"
+    registered = {Path(str(i["script_path"])).name: i.get("page_name") for i in at._registered_pages.values()
+                  if i.get("script_path")}
+    assert registered == {"ask.py": "Ask", "explore.py": "Explore", "gaps.py": "Compliance gaps", "data.py": "Data",
+                          "quality.py": "Quality", "query_log.py": "Query log"}, "login off: everyone is admin"
     for page, title in PAGES.items():
+        at = AppTest.from_file(str(APP), default_timeout=TIMEOUT).run()
         at.switch_page(page).run()
         no_problems(at)
         assert at.title[0].value == title, page
+        # routed by app.py's st.navigation, not by Streamlit's legacy pages/ folder mode
+        assert "app.py" not in {Path(str(i.get("script_path"))).name for i in at._registered_pages.values()}
 
 
 def test_ask_canonical_question_shows_answer_cypher_graph_and_evidence(demo):
@@ -347,3 +354,28 @@ def test_database_down_shows_error_and_recovers(demo, db):
     no_problems(at)
     assert at.get("plotly_chart")
     assert service.database_status().ok
+
+
+def test_quality_page_charts_evaluation_results_over_time(demo, tmp_path, monkeypatch):
+    results = tmp_path / "results"
+    results.mkdir()
+    for day, ndcg in (("2026-01-01", 0.50), ("2026-02-01", 0.62)):
+        (results / f"acord-test-{day}.json").write_text(json.dumps(
+            {"date": day, "split": "test", "methods": {"hybrid": {"ndcg@10": ndcg}, "vector": {"ndcg@10": ndcg - .1}},
+             "per_query": [{"query": "q1", "hybrid": {"ndcg@10": 1.0}}]}), encoding="utf-8")
+    (results / "odd-2026-01-05.json").write_text(json.dumps(["not", "a", "dict"]), encoding="utf-8")
+    monkeypatch.setenv("CLAUSEGRAPH_EVAL_RESULTS_DIR", str(results))
+    at = run_page("pages/quality.py")
+    assert not at.exception, [e.value for e in at.exception]
+    assert any("odd-2026-01-05.json" in w.value for w in at.warning)
+    assert at.selectbox(key="quality_eval_run").value == "acord-test"
+    assert set(at.multiselect(key="quality_eval_metrics_acord-test").value) == {
+        "methods.hybrid.ndcg@10", "methods.vector.ndcg@10"}
+    chart = json.loads(at.get("plotly_chart")[-1].proto.spec)
+    assert {t["type"] for t in chart["data"]} == {"scatter"} and len(chart["data"]) == 2  # a line per metric
+    latest = next(df.value for df in at.dataframe if list(df.value.columns) == ["metric", "value"])
+    assert latest.set_index("metric")["value"]["methods.hybrid.ndcg@10"] == pytest.approx(0.62)
+    # an empty folder is an info message, not an error
+    monkeypatch.setenv("CLAUSEGRAPH_EVAL_RESULTS_DIR", str(tmp_path / "empty"))
+    at = run_page("pages/quality.py")
+    assert not at.exception and any("No evaluation results yet" in i.value for i in at.info)

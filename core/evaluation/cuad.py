@@ -458,7 +458,8 @@ def evaluate(root: Path | str, limit: int | None = None, log: Callable[[str], No
             graph_cache.invalidate()
             report = ingest_corpus(corpus_dir, db=db, embedder=CachedEmbedder(embedder, table))
             graph_cache.invalidate()
-        rejected = [ids[a.sla_id] for a in report.agreements if a.status == "rejected"]
+        loaded = {a.sla_id for a in report.agreements if a.status != "rejected"}
+        rejected = [file for sid, file in ids.items() if sid not in loaded]
         clauses = read_clauses(db, ids)
     finally:
         db.close()

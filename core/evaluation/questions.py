@@ -76,7 +76,13 @@ def run_questions(items: list[dict], db, ask=None) -> dict:
         if sid and sid not in used:
             sessions().reset(sid)
             used.add(sid)
-        result = ask(item["question"], session=sid, db=db, log=False)
+        try:
+            result = ask(item["question"], session=sid, db=db, log=False)
+        except Exception as exc:  # noqa: BLE001 - one broken question must not abort the evaluation
+            scored.append({"id": item["id"], "question": item["question"], "intent": item.get("intent"),
+                           "got_intent": None, "got_mode": None, "checks": {}, "correct": False, "routed": False,
+                           "mode_ok": False, "error": f"{exc.__class__.__name__}: {exc}"})
+            continue
         scored.append(score_result(result, item))
     for sid in used:
         sessions().reset(sid)

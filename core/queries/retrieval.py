@@ -204,17 +204,32 @@ def _clause_scope(active, spend) -> str:
     return where(conds)
 
 
+_CAPPED_RETURN = """WHERE score >= $min_score
+WITH co, s, c, r, t, score ORDER BY score DESC
+WITH s, collect({company: co.name, clause_id: c.id, clause_title: c.title, clause_type: t.name,
+                 confidence: r.confidence, method: r.method, position: c.position, text: c.text,
+                 score: score})[0..$per_agreement] AS best
+UNWIND best AS row
+RETURN row.company AS company, s.id AS sla_id, row.clause_id AS clause_id, row.clause_title AS clause_title,
+       row.clause_type AS clause_type, row.confidence AS confidence, row.method AS method,
+       row.position AS position, row.text AS text, row.score AS score
+ORDER BY score DESC, clause_id
+LIMIT $k"""
+
+
 def relay_vector(active, spend="spend_latest") -> str:
-    """Relay: vector search, then walk back to agreement and company and filter by attributes."""
+    """Relay: vector search, then walk back to agreement and company and filter by attributes.
+
+    At most `$per_agreement` clauses per agreement and none below `$min_score` (seed 001).
+    """
     type_filter = "WHERE t.name IN $types" if "types" in set(active) else ""
     return f"""CALL db.index.vector.queryNodes('clause_embeddings', $candidates, $vector) YIELD node AS c, score
 MATCH (co:Company)-[:HAS_SLA]->(s:SLA)-[:HAS_CLAUSE]->(c)
 {_clause_scope(active, spend)}
 MATCH (c)-[r:OF_TYPE]->(t:ClauseType)
 {type_filter}
-{CLAUSE_RETURN}, score
-ORDER BY score DESC
-LIMIT $k""".replace("\n\n", "\n")
+WITH co, s, c, r, t, score
+{_CAPPED_RETURN}""".replace("\n\n", "\n")
 
 
 def relay_exact(active, spend="spend_latest") -> str:
@@ -225,6 +240,19 @@ def relay_exact(active, spend="spend_latest") -> str:
 MATCH (c)-[r:OF_TYPE]->(t:ClauseType)
 {type_filter}
 WITH co, s, c, r, t, vector.similarity.cosine(c.embedding, $vector) AS score
+{_CAPPED_RETURN}""".replace("\n\n", "\n")
+
+
+def document_topic(active, spend="spend_latest") -> str:
+    """A known company's clauses ranked by similarity to the question's topic."""
+    conds = company_conditions(active, spend) + agreement_conditions(active)
+    return f"""MATCH (co:Company)-[:HAS_SLA]->(s:SLA)-[:HAS_CLAUSE]->(c:Clause)-[r:OF_TYPE]->(t:ClauseType)
+{where(conds)}
+WITH co, s, c, r, t, vector.similarity.cosine(c.embedding, $vector) AS score
+WITH collect({{co: co, s: s, c: c, r: r, t: t, score: score}}) AS all, max(score) AS top
+UNWIND all AS x
+WITH x.co AS co, x.s AS s, x.c AS c, x.r AS r, x.t AS t, x.score AS score, top
+WHERE score >= $min_score AND score >= top - $band
 {CLAUSE_RETURN}, score
 ORDER BY score DESC
 LIMIT $k""".replace("\n\n", "\n")
@@ -242,7 +270,8 @@ def clauses_by_id(active, spend="spend_latest") -> str:
 MATCH (co:Company)-[:HAS_SLA]->(s:SLA)-[:HAS_CLAUSE]->(c:Clause {{id: $ids[i]}})-[r:OF_TYPE]->(t:ClauseType)
 {_clause_scope(active, spend)}
 {CLAUSE_RETURN}, $scores[i] AS score
-ORDER BY score DESC""".replace("\n\n", "\n")
+ORDER BY score DESC
+LIMIT $k""".replace("\n\n", "\n")
 
 
 TOTAL_CLAUSES = "MATCH (c:Clause) RETURN count(c) AS n"
