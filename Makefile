@@ -9,7 +9,7 @@ TEST_NEO4J_HOME ?= $(CURDIR)/var/neo4j-test
 TEST_NEO4J_PORT ?= 7688
 PYTEST_ARGS ?=
 
-.PHONY: setup run test bench demo neo4j-start neo4j-stop clean-data
+.PHONY: setup browser run test bench demo neo4j-start neo4j-stop clean-data
 
 setup: $(VENV)/.installed neo4j/lib/.resolved
 
@@ -23,6 +23,12 @@ neo4j/lib/.resolved: neo4j/pom.xml
 	mvn -q -B -f neo4j/pom.xml package
 	@touch $@
 
+# Headless Chromium for the end-to-end dashboard test (Debian package; needs root or sudo).
+browser:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq chromium fonts-noto-cjk >/dev/null; }
+
 neo4j-start: setup
 	$(PY) -m core neo4j start
 
@@ -35,7 +41,7 @@ demo: neo4j-start
 run: demo
 	$(PY) -m streamlit run app.py
 
-test: setup
+test: setup browser
 	@export CLAUSEGRAPH_NEO4J_HOME="$(TEST_NEO4J_HOME)" CLAUSEGRAPH_NEO4J_PORT="$(TEST_NEO4J_PORT)"; \
 	unset NEO4J_URI NEO4J_USER NEO4J_PASSWORD NEO4J_DATABASE OPENAI_API_KEY OPENAI_BASE_URL OPENAI_MODEL; \
 	was_running=0; $(PY) -m core neo4j status >/dev/null 2>&1 && was_running=1; \

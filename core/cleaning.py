@@ -8,7 +8,6 @@ clause look different in two agreements.
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections import Counter
 from dataclasses import replace
 from typing import TYPE_CHECKING

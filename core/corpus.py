@@ -10,12 +10,11 @@ import codecs
 import csv
 import difflib
 import hashlib
-import io
 import math
 import os
 import re
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import date
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
 from core.cleaning import dedupe_clauses

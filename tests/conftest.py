@@ -66,3 +66,20 @@ def embedder():
 def shared_dir() -> Path:
     assert SHARED.is_dir(), f"shared data folder missing at {SHARED}"
     return SHARED
+
+
+def load_corpus(db, path, embedder=None):
+    """Load exactly one corpus: the graph is wiped first, so modules never see each other's data."""
+    from core import graph_cache
+    from core.ingest import ingest_corpus
+
+    report = ingest_corpus(path, db=db, reset=True, embedder=embedder)
+    graph_cache.invalidate()
+    return report
+
+
+@pytest.fixture(scope="module")
+def demo_graph(db, embedder):
+    report = load_corpus(db, ROOT / "data" / "demo", embedder)
+    assert report.ok, report.errors
+    return db

@@ -34,9 +34,9 @@ def secrets_with_users(tmp_path, monkeypatch):
 def demo(db):
     import streamlit as st
 
-    from core.ingest import ingest_corpus
+    from conftest import load_corpus
 
-    assert ingest_corpus(ROOT / "data" / "demo", db=db).ok
+    assert load_corpus(db, ROOT / "data" / "demo").ok
     st.cache_data.clear()
 
 

@@ -111,9 +111,9 @@ def _stop(proc: subprocess.Popen | None) -> None:
 
 @pytest.fixture(scope="module")
 def demo(db):
-    from core.ingest import ingest_corpus
+    from conftest import load_corpus
 
-    assert ingest_corpus(ROOT / "data" / "demo", db=db).ok
+    assert load_corpus(db, ROOT / "data" / "demo").ok
     return db
 
 

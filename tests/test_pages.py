@@ -34,9 +34,9 @@ TIMEOUT = 180  # the first Ask run loads the embedding model
 def demo(db):
     import streamlit as st
 
-    from core.ingest import ingest_corpus
+    from conftest import load_corpus
 
-    report = ingest_corpus(DEMO, db=db)
+    report = load_corpus(db, DEMO)
     assert report.ok, report.errors
     st.cache_data.clear()  # lists cached by an earlier module describe another graph
     return report

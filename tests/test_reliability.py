@@ -120,6 +120,8 @@ def test_ingest_killed_mid_write_then_rerun_equals_clean_run(db, tmp_path):
         # every agreement in the graph is whole: batches commit whole agreements or nothing
         sizes = db.read("MATCH (s:SLA) OPTIONAL MATCH (s)-[:HAS_CLAUSE]->(c) "
                         "RETURN s.id AS id, s.clause_count AS expected, count(c) AS n")
+        slas = db.read("MATCH (s:SLA) RETURN count(s) AS n")[0]["n"]
+        assert sizes and len(sizes) == slas, f"{partial} clauses, {slas} agreements, rows {sizes[:3]}"
         assert all(r["n"] == r["expected"] == 10 for r in sizes), [r for r in sizes if r["n"] != r["expected"]][:3]
 
         rerun = _cli("ingest", info.path, "--json")

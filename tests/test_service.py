@@ -23,10 +23,9 @@ HELDOUT = Path(__file__).parent / "fixtures" / "heldout_corpus"
 
 @pytest.fixture(scope="module")
 def graph(db, embedder):
-    reset_graph(db)
-    graph_cache.invalidate()
-    ingest_corpus(HELDOUT, db=db, embedder=embedder)
-    graph_cache.invalidate()
+    from conftest import load_corpus
+
+    load_corpus(db, HELDOUT, embedder)
     return db
 
 

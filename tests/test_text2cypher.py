@@ -38,8 +38,9 @@ CLAUSES_OF = ("MATCH (co:Company {name: $company})-[:HAS_SLA]->(s:SLA)-[:HAS_CLA
 
 @pytest.fixture(scope="module")
 def demo(db):
-    ingest_corpus(DEMO, db=db)
-    graph_cache.invalidate()
+    from conftest import load_corpus
+
+    load_corpus(db, DEMO)
     return db
 
 

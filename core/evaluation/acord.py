@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import csv
 import hashlib
-import json
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -104,20 +103,12 @@ DEFAULT_HYBRID = HybridConfig()
 # --------------------------------------------------------------------------------------
 
 def _read_jsonl(path: Path) -> list[tuple[int, dict]]:
-    if not path.is_file():
-        raise AcordFormatError(f"{path} is missing")
-    rows = []
-    with path.open(encoding="utf-8-sig") as fh:
-        for lineno, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise AcordFormatError(f"{path}:{lineno}: not valid JSON ({exc.msg})") from exc
-            if not isinstance(obj, dict) or "_id" not in obj or "text" not in obj:
-                raise AcordFormatError(f"{path}:{lineno}: expected an object with \"_id\" and \"text\"")
-            rows.append((lineno, obj))
+    from ..jsonl import read_jsonl
+
+    rows = read_jsonl(path, AcordFormatError)
+    for lineno, obj in rows:
+        if "_id" not in obj or "text" not in obj:
+            raise AcordFormatError(f"{path}:{lineno}: expected an object with \"_id\" and \"text\"")
     return rows
 
 

@@ -9,7 +9,8 @@ same (title, text) pairs ingestion would give it.
 """
 from __future__ import annotations
 
-import json
+from ..jsonl import read_jsonl
+
 from collections import Counter
 from pathlib import Path
 from typing import Callable
@@ -55,15 +56,7 @@ def load_labels(path: Path | str) -> list[dict]:
 
     names = set(type_names())
     rows = []
-    for n, line in enumerate(path.read_text(encoding="utf-8-sig").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ClassifyFormatError(f"{path}:{n}: not JSON ({exc.msg})") from exc
-        if not isinstance(obj, dict) or not all(isinstance(obj.get(k), str) for k in ("file", "title", "type")):
-            raise ClassifyFormatError(f'{path}:{n}: needs string fields "file", "title" and "type"')
+    for n, obj in read_jsonl(path, ClassifyFormatError, required=("file", "title", "type")):
         if obj["type"] not in names:
             raise ClassifyFormatError(f"{path}:{n}: unknown clause type {obj['type']!r} "
                                       f"(one of {', '.join(sorted(names))})")

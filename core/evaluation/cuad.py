@@ -29,9 +29,10 @@ Caveats that shape the numbers (read them before comparing with anything):
 """
 from __future__ import annotations
 
+from ..jsonl import read_jsonl
+
 import csv
 import hashlib
-import json
 import re
 import shutil
 import tempfile
@@ -141,21 +142,10 @@ def load_cuad(root: Path | str, limit: int | None = None) -> CuadData:
         contracts = contracts[:limit]
     wanted = {c.file for c in contracts}
     excerpts_path = root / "excerpts.jsonl"
-    if not excerpts_path.is_file():
-        raise CuadFormatError(f"{excerpts_path} is missing")
     excerpts = []
-    with excerpts_path.open(encoding="utf-8-sig") as fh:
-        for lineno, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise CuadFormatError(f"{excerpts_path}:{lineno}: not valid JSON ({exc.msg})") from exc
-            if not isinstance(obj, dict) or not all(isinstance(obj.get(k), str) for k in ("file", "category", "text")):
-                raise CuadFormatError(f"{excerpts_path}:{lineno}: expected {{\"file\", \"category\", \"text\"}} strings")
-            if obj["file"] in wanted:
-                excerpts.append(CuadExcerpt(obj["file"], obj["category"], obj["text"], lineno))
+    for lineno, obj in read_jsonl(excerpts_path, CuadFormatError, required=("file", "category", "text")):
+        if obj["file"] in wanted:
+            excerpts.append(CuadExcerpt(obj["file"], obj["category"], obj["text"], lineno))
     return CuadData(root, contracts, excerpts)
 
 

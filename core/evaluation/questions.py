@@ -7,7 +7,6 @@ by recall of the expected clauses in the returned evidence (their answers are ra
 """
 from __future__ import annotations
 
-import json
 import re
 from collections import defaultdict
 from pathlib import Path
@@ -20,16 +19,11 @@ class QuestionsFormatError(ValueError):
 
 
 def load_questions(path: Path | str) -> list[dict]:
-    path = Path(path)
+    from ..jsonl import read_jsonl
+
     items = []
-    for n, line in enumerate(path.read_text(encoding="utf-8-sig").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            item = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise QuestionsFormatError(f"{path}:{n}: not JSON ({exc.msg})") from exc
-        if not isinstance(item, dict) or "question" not in item or "expected" not in item:
+    for n, item in read_jsonl(path, QuestionsFormatError):
+        if "question" not in item or "expected" not in item:
             raise QuestionsFormatError(f"{path}:{n}: needs 'question' and 'expected'")
         item.setdefault("id", f"line{n}")
         items.append(item)
