@@ -1,7 +1,7 @@
 """`python -m bench`: ingestion, query latency vs neo4j-graphrag, concurrency and soak.
 
 Everything runs on the benchmark's own Neo4j (bench.instance). Sizes are flags; the
-defaults finish in well under 30 minutes on two CPU cores (see bench/README.md).
+defaults (2,000 suppliers) are sized for a 2-core machine; see bench/README.md for the measured wall time.
 """
 from __future__ import annotations
 
@@ -46,19 +46,19 @@ def log(msg: str) -> None:
 def parse_args(argv):
     p = argparse.ArgumentParser(prog="python -m bench", description=__doc__.splitlines()[0])
     p.add_argument("--suppliers", type=int, default=None, help="suppliers (= agreements) of the large corpus "
-                   "(default 10000; --quick: 30)")
+                   "(default 2000; --quick: 30)")
     p.add_argument("--clauses-per-agreement", type=int, default=10)
     p.add_argument("--seed", type=int, default=42)
     p.add_argument("--quick", action="store_true", help="tiny smoke run (used by the tests)")
     p.add_argument("--embed-sample", type=int, default=None,
-                   help="agreements whose clauses are embedded for real to measure the embed stage (default 200)")
+                   help="agreements whose clauses are embedded for real to measure the embed stage (default 50)")
     p.add_argument("--naive-agreements", type=int, default=None, help="agreements loaded by the naive loader (default 40)")
-    p.add_argument("--reps", type=int, default=None, help="timed questions per mode (default 60)")
-    p.add_argument("--gap-reps", type=int, default=None, help="timed gap reports (default 10)")
+    p.add_argument("--reps", type=int, default=None, help="timed questions per mode (default 40)")
+    p.add_argument("--gap-reps", type=int, default=None, help="timed gap reports (default 8)")
     p.add_argument("--clients", type=int, default=8, help="concurrency: parallel clients")
-    p.add_argument("--concurrent-questions", type=int, default=None, help="concurrency: questions in all (default 240)")
+    p.add_argument("--concurrent-questions", type=int, default=None, help="concurrency: questions in all (default 160)")
     p.add_argument("--soak-clients", type=int, default=16)
-    p.add_argument("--soak-questions", type=int, default=None, help="soak: questions in all (default 1600)")
+    p.add_argument("--soak-questions", type=int, default=None, help="soak: questions in all (default 800)")
     p.add_argument("--no-soak", action="store_true")
     p.add_argument("--out", default=str(RESULTS_DIR), help="folder for latest.json and latest.md")
     p.add_argument("--work-dir", default=str(WORK_DIR), help="where generated corpora are kept")
@@ -66,13 +66,13 @@ def parse_args(argv):
     p.add_argument("--cleanup", action="store_true", help="empty the graph at the end")
     a = p.parse_args(argv)
     q = a.quick
-    a.suppliers = a.suppliers if a.suppliers is not None else (30 if q else 10_000)
-    a.embed_sample = a.embed_sample if a.embed_sample is not None else (4 if q else 200)
+    a.suppliers = a.suppliers if a.suppliers is not None else (30 if q else 2_000)
+    a.embed_sample = a.embed_sample if a.embed_sample is not None else (4 if q else 50)
     a.naive_agreements = a.naive_agreements if a.naive_agreements is not None else (4 if q else 40)
-    a.reps = a.reps if a.reps is not None else (3 if q else 60)
-    a.gap_reps = a.gap_reps if a.gap_reps is not None else (2 if q else 10)
-    a.concurrent_questions = a.concurrent_questions if a.concurrent_questions is not None else (12 if q else 240)
-    a.soak_questions = a.soak_questions if a.soak_questions is not None else (24 if q else 1600)
+    a.reps = a.reps if a.reps is not None else (3 if q else 40)
+    a.gap_reps = a.gap_reps if a.gap_reps is not None else (2 if q else 8)
+    a.concurrent_questions = a.concurrent_questions if a.concurrent_questions is not None else (12 if q else 160)
+    a.soak_questions = a.soak_questions if a.soak_questions is not None else (24 if q else 800)
     if q:
         a.soak_clients = min(a.soak_clients, 4)
         a.clients = min(a.clients, 4)

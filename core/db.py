@@ -19,6 +19,9 @@ from .config import Settings, settings as _settings
 # Server notifications (unknown labels etc.) are read by the guard from EXPLAIN summaries;
 # the driver's own logging of them is noise on the console.
 logging.getLogger("neo4j.notifications").setLevel(logging.ERROR)
+# Retries of a transaction against a database that went away are reported once, as DatabaseUnavailable.
+logging.getLogger("neo4j.pool").setLevel(logging.ERROR)
+logging.getLogger("neo4j").setLevel(logging.ERROR)
 
 
 class DatabaseUnavailable(RuntimeError):
@@ -71,7 +74,8 @@ class Database:
                 self._driver = GraphDatabase.driver(
                     self.conn.uri, auth=(self.conn.user, self.conn.password),
                     max_connection_pool_size=50, connection_acquisition_timeout=30,
-                    connection_timeout=5, liveness_check_timeout=30)
+                    connection_timeout=5, liveness_check_timeout=30,
+                    max_transaction_retry_time=5)
             return self._driver
 
     def reset(self) -> None:

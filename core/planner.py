@@ -613,9 +613,11 @@ def plan_question(question: str, vocab: Vocabulary, context: SessionContext | No
     # 4. no type: a topic means semantic search, filtered by attributes when given
     quoted = re.findall(r"[\"'“「『]([^\"'”」』]{2,80})[\"'”」』]", q)
     wording = WORDING.search(q)
+    filter_phrases = [ph for key in ("countries", "industries", "cities", "governing_law")
+                      for ph in (linked.get(key) or {}).values()]
     text_query = (quoted[0] if quoted else None) or topic or (
         q[wording.end():].strip(" ?.!。？") if wording and len(q[wording.end():].split()) >= 1 else None) \
-        or _residual_topic(q)
+        or _semantic_text(q, filter_phrases) or _residual_topic(q)
     if text_query and (wording or quoted):
         params["text"] = text_query
         return make("hybrid", "hybrid", "asks about wording: full-text and vector search fused (RRF)")
@@ -639,6 +641,22 @@ def plan_question(question: str, vocab: Vocabulary, context: SessionContext | No
 
 def inherited_keys(linked: dict) -> list[str]:
     return list(linked.get("from_session") or [])
+
+
+SCAFFOLD = re.compile(
+    r"\b(which|what|show|list|find|give|me|all|any|the|of|in|among|from|for|clauses?|provisions?|sections?|"
+    r"suppliers?|vendors?|compan(?:y|ies)|providers?|agreements? of|contracts? of|high[- ]spend(?:ing)?|"
+    r"do|does|that|whose|our)\b|[?？。!.]", re.I)
+
+
+def _semantic_text(q: str, filter_phrases: list[str]) -> str | None:
+    """The question without its filters and scaffolding: what the clauses should be about."""
+    text = q
+    for ph in sorted(filter_phrases, key=len, reverse=True):
+        text = re.sub(r"(?<![A-Za-z])" + re.escape(ph) + r"(?![A-Za-z])", " ", text, flags=re.I)
+    text = SCAFFOLD.sub(" ", text)
+    text = re.sub(r"\s+", " ", text).strip(" ,;:")
+    return text if len(text.split()) >= 2 or (CJK.search(text) and len(text) >= 2) else None
 
 
 def _residual_topic(q: str) -> str | None:

@@ -80,6 +80,7 @@ REFRESH_COMPANY_COUNTS = """
 MATCH (co:Company)
 OPTIONAL MATCH (co)-[:HAS_SLA]->(s:SLA)
 OPTIONAL MATCH (s)-[:HAS_CLAUSE]->(c:Clause)-[:OF_TYPE]->(t:ClauseType)
+WITH co, s, c, t ORDER BY t.name
 WITH co, count(DISTINCT s) AS n_agreements, count(DISTINCT c) AS n_clauses, collect(DISTINCT t.name) AS types
 SET co.n_agreements = n_agreements, co.n_clauses = n_clauses, co.clause_types = types
 """
