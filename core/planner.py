@@ -136,6 +136,11 @@ def _core_name(name: str) -> str:
     return " ".join(toks)
 
 
+@lru_cache(maxsize=65536)
+def _phrase_regex(phrase: str) -> re.Pattern:
+    return re.compile(r"(?<![a-z0-9])" + re.escape(phrase.lower()) + r"(?:'s|s')?(?![a-z0-9])")
+
+
 def _contains_phrase(haystack: str, phrase: str) -> bool:
     if not phrase:
         return False
@@ -143,68 +148,99 @@ def _contains_phrase(haystack: str, phrase: str) -> bool:
         return phrase in haystack
     if re.fullmatch(r"[A-Z][A-Z0-9&]{1,5}", phrase):
         return re.search(r"(?<![A-Za-z0-9])" + re.escape(phrase) + r"(?:'s)?(?![A-Za-z0-9])", haystack) is not None
-    return re.search(r"(?<![a-z0-9])" + re.escape(phrase.lower()) + r"(?:'s|s')?(?![a-z0-9])", haystack.lower()) is not None
+    return _phrase_regex(phrase).search(haystack.lower()) is not None
 
 
+@lru_cache(maxsize=1)
+def _generic_words() -> frozenset[str]:
+    lex = lexicon()
+    generic = {w.lower() for vals in lex["industries"].values() for w in vals}
+    generic |= {k.lower() for k in lex["industries"]}
+    generic |= {w.lower() for vals in lex["countries"].values() for w in vals} | {k.lower() for k in lex["countries"]}
+    return frozenset(generic | STOPWORDS)
+
+
+@lru_cache(maxsize=65536)
 def _generic(word: str) -> bool:
     if CJK.search(word):
         return len(word) < 2
     if re.fullmatch(r"[A-Z][A-Z0-9&]{1,5}", word):
         return False  # an abbreviation such as "MVH" is distinctive when written in capitals
-    lex = lexicon()
-    generic = {w.lower() for vals in lex["industries"].values() for w in vals}
-    generic |= {k.lower() for k in lex["industries"]}
-    generic |= {w.lower() for vals in lex["countries"].values() for w in vals} | {k.lower() for k in lex["countries"]}
-    return word.lower() in generic or word.lower() in STOPWORDS or len(word) < 4
+    return word.lower() in _generic_words() or len(word) < 4
+
+
+@dataclass
+class _CompanyIndex:
+    """Per-vocabulary lookup tables, built once: linking is then cheap on large graphs."""
+
+    phrases: list[tuple[str, str, str]]          # (phrase, company, how) for exact/alias/core matches
+    first_tokens: dict[str, str]                 # distinctive first word -> company (unique only)
+    fuzzy: list[tuple[str, str, int]]            # (candidate lower, company, token count)
+
+
+_INDEX_CACHE: dict[int, tuple[Vocabulary, _CompanyIndex]] = {}
+
+
+def _company_index(vocab: Vocabulary) -> _CompanyIndex:
+    hit = _INDEX_CACHE.get(id(vocab))
+    if hit and hit[0] is vocab:
+        return hit[1]
+    phrases, fuzzy, firsts = [], [], {}
+    for comp in vocab.companies:
+        name = comp["name"]
+        phrases.append((name, name, "exact"))
+        for alias in comp.get("aliases") or []:
+            if alias and not _generic(alias):
+                phrases.append((alias, name, f"alias '{alias}'"))
+        core = _core_name(name)
+        if core != name and not _generic(core):
+            phrases.append((core, name, f"name '{core}'"))
+        tok = core.split()[0].strip(",.").lower() if core.strip() else ""
+        if len(tok) >= 5 and not _generic(tok) and not CJK.search(tok):
+            firsts[tok] = None if tok in firsts else name
+        for cand in {core} | {a for a in comp.get("aliases") or [] if a}:
+            if cand and not _generic(cand):
+                fuzzy.append((cand.lower(), name, len(cand.split())))
+    index = _CompanyIndex(phrases, {k: v for k, v in firsts.items() if v}, fuzzy)
+    if len(_INDEX_CACHE) > 8:
+        _INDEX_CACHE.clear()
+    _INDEX_CACHE[id(vocab)] = (vocab, index)
+    return index
 
 
 def link_companies(question: str, vocab: Vocabulary) -> tuple[list[str], dict[str, str]]:
     """Exact name, alias, distinctive core name, then fuzzy (typos). Returns names and how."""
+    from rapidfuzz import process
+
+    index = _company_index(vocab)
     found: dict[str, str] = {}
     q = question
-    for comp in vocab.companies:
-        name = comp["name"]
-        if _contains_phrase(q, name):
-            found[name] = "exact"
-            continue
-        for alias in comp.get("aliases") or []:
-            if alias and _contains_phrase(q, alias) and not _generic(alias):
-                found[name] = f"alias '{alias}'"
-                break
-        else:
-            core = _core_name(name)
-            if core != name and _contains_phrase(q, core) and not _generic(core):
-                found[name] = f"name '{core}'"
+    ql = q.lower()
+    for phrase, name, how in index.phrases:
+        if name not in found and phrase.lower() in ql and _contains_phrase(q, phrase):
+            found[name] = how
     if not found:
         # a distinctive leading word of one company's name ("Alpenkraft's colocation agreement")
-        first_tokens: dict[str, list[str]] = {}
-        for comp in vocab.companies:
-            tok = _core_name(comp["name"]).split()[0].strip(",.").lower() if comp["name"].strip() else ""
-            if len(tok) >= 5 and not _generic(tok) and not CJK.search(tok):
-                first_tokens.setdefault(tok, []).append(comp["name"])
-        for tok, names in first_tokens.items():
-            if len(names) == 1 and _contains_phrase(q, tok):
-                found[names[0]] = f"distinctive name word '{tok}'"
+        for word in set(re.findall(r"[a-z0-9][a-z0-9\-]*", ql)):
+            name = index.first_tokens.get(word)
+            if name:
+                found[name] = f"distinctive name word '{word}'"
     if found:
         return list(found), found
     # Fuzzy: compare windows of question words against distinctive names (typos, missing suffix).
     words = re.findall(r"[A-Za-z0-9][A-Za-z0-9&.\-]*|[\u4e00-\u9fff]+", q)
+    choices = [c for c, _, _ in index.fuzzy]
     best: dict[str, tuple[float, str]] = {}
-    for comp in vocab.companies:
-        names = {_core_name(comp["name"])} | {a for a in comp.get("aliases") or [] if a}
-        for cand in names:
-            if not cand or _generic(cand):
+    for size in range(1, 5):
+        for i in range(0, max(0, len(words) - size) + 1):
+            window = re.sub(r"'s$", "", " ".join(words[i:i + size]))
+            if len(window) < 4 or _generic(window):
                 continue
-            n = len(cand.split())
-            for size in {max(1, n - 1), n, n + 1}:
-                for i in range(0, max(0, len(words) - size) + 1):
-                    window = " ".join(words[i:i + size])
-                    window = re.sub(r"'s$", "", window)
-                    if len(window) < 4 or _generic(window):
-                        continue
-                    score = fuzz.ratio(window.lower(), cand.lower())
-                    if score >= 84 and score > best.get(comp["name"], (0, ""))[0]:
-                        best[comp["name"]] = (score, f"fuzzy '{window}'~'{cand}' ({score:.0f})")
+            for cand, score, j in process.extract(window.lower(), choices, scorer=fuzz.ratio, score_cutoff=84,
+                                                  limit=10):
+                _, name, n = index.fuzzy[j]
+                if abs(size - n) <= 1 and score > best.get(name, (0, ""))[0]:
+                    best[name] = (score, f"fuzzy '{window}'~'{cand}' ({score:.0f})")
     if best:
         top = max(s for s, _ in best.values())
         chosen = {n: how for n, (s, how) in best.items() if s >= top - 3}
