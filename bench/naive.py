@@ -7,7 +7,6 @@ indexes) is the same, so its MERGEs are index-backed: this is naive, not cripple
 """
 from __future__ import annotations
 
-import hashlib
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,18 +26,10 @@ class NaiveResult:
         return self.clauses / self.write_s if self.write_s else 0.0
 
 
-def _sha(*parts: str) -> str:
-    h = hashlib.sha256()
-    for p in parts:
-        h.update(p.encode("utf-8"))
-        h.update(b"\x1f")
-    return h.hexdigest()
-
-
 def naive_load(db, root: Path | str, embedder, classifier=None) -> NaiveResult:
     from core.classifier import get_classifier
     from core.corpus import read_corpus
-    from core.ingest import _summary
+    from core.ingest import _sha, _summary
     from core.schema import ensure_schema
     from core.queries import ingest as q
     from core.taxonomy import load_taxonomy
