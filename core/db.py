@@ -104,7 +104,7 @@ class Database:
         @unit_of_work(timeout=timeout or self.timeout_s)
         def work(tx):
             result = tx.run(cypher, params or {})
-            return [r.data() for r in result]
+            return [_record_dict(r) for r in result]
 
         for attempt in range(2):
             try:
@@ -148,6 +148,30 @@ class Database:
         with self.driver().session(database=self.conn.database, default_access_mode=READ_ACCESS) as session:
             result = session.run("EXPLAIN " + cypher, params or {})
             return result.consume()
+
+
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def _plain(value) -> bool:
+    kind = type(value)
+    if kind in _SCALARS:
+        return True
+    if kind is list:
+        return all(_plain(v) for v in value)
+    if kind is dict:
+        return all(_plain(v) for v in value.values())
+    return False
+
+
+def _record_dict(record) -> dict:
+    """A record as a dict. `Record.data()` walks every value to convert nodes and relationships,
+    which costs more than fetching for ten thousand rows of plain values; it is only needed
+    when a value holds a graph or temporal object."""
+    values = record.values()
+    if all(_plain(v) for v in values):
+        return dict(zip(record.keys(), values))
+    return record.data()
 
 
 _default: Database | None = None

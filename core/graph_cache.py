@@ -1,13 +1,15 @@
 """Cached views of what the graph contains (names, countries, types, years).
 
 The planner links question words to these values, so it only ever proposes filters that
-exist. Ingestion and manual edits call `invalidate()`; a TTL covers other writers.
+exist. Ingestion and manual edits call `invalidate()`; for other writers an expired copy is
+reloaded in the background while questions go on with the old one.
 """
 from __future__ import annotations
 
 import threading
 import time
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from .db import Database, get_database
 from .queries import vocab as q
@@ -22,19 +24,19 @@ class Vocabulary:
     clause_types: list[str] = field(default_factory=list)
     spend_years: list[int] = field(default_factory=list)
 
-    @property
+    @cached_property
     def countries(self) -> list[str]:
         return sorted({c["country"] for c in self.companies if c.get("country")})
 
-    @property
+    @cached_property
     def industries(self) -> list[str]:
         return sorted({c["industry"] for c in self.companies if c.get("industry")})
 
-    @property
+    @cached_property
     def cities(self) -> list[str]:
         return sorted({city for c in self.companies for city in c.get("cities") or [] if city})
 
-    @property
+    @cached_property
     def governing_laws(self) -> list[str]:
         return sorted({a["governing_law"] for a in self.agreements if a.get("governing_law")})
 
@@ -59,19 +61,49 @@ def generation() -> int:
     return _generation
 
 
-def vocabulary(db: Database | None = None) -> Vocabulary:
-    db = db or get_database()
-    key = db.uri
-    with _lock:
-        hit = _cache.get(key)
-        if hit and time.monotonic() - hit[0] < TTL_S:
-            return hit[1]
-    vocab = Vocabulary(
+def _load(db: Database) -> Vocabulary:
+    return Vocabulary(
         companies=db.read(q.COMPANIES),
         agreements=db.read(q.AGREEMENTS),
         clause_types=[r["name"] for r in db.read(q.CLAUSE_TYPES)],
         spend_years=[r["year"] for r in db.read(q.SPEND_YEARS)],
     )
+
+
+_refreshing: set[str] = set()
+
+
+def _refresh_in_background(db: Database, key: str, gen: int) -> None:
+    """Reload an expired vocabulary while questions keep using the old one (thousands of
+    companies take a second or more to read; no question should wait for that)."""
+    def work():
+        try:
+            vocab = _load(db)
+            with _lock:
+                if _generation == gen:
+                    _cache[key] = (time.monotonic(), vocab)
+        except Exception:  # noqa: BLE001 - the stale copy stays; the next question retries
+            pass
+        finally:
+            with _lock:
+                _refreshing.discard(key)
+
+    threading.Thread(target=work, name="vocabulary-refresh", daemon=True).start()
+
+
+def vocabulary(db: Database | None = None) -> Vocabulary:
+    db = db or get_database()
+    key = db.uri
     with _lock:
-        _cache[key] = (time.monotonic(), vocab)
+        hit = _cache.get(key)
+        gen = _generation
+        if hit:
+            if time.monotonic() - hit[0] >= TTL_S and key not in _refreshing:
+                _refreshing.add(key)
+                _refresh_in_background(db, key, gen)
+            return hit[1]
+    vocab = _load(db)
+    with _lock:
+        if _generation == gen:
+            _cache[key] = (time.monotonic(), vocab)
     return vocab

@@ -22,6 +22,7 @@ Progress = Callable[[str, int, int], None]  # (stage, done, total)
 
 INGEST_FORMAT_VERSION = "1"
 CLAUSES_PER_TRANSACTION = 400
+COMPANIES_PER_REFRESH = 2000
 
 
 @dataclass
@@ -254,7 +255,13 @@ def ingest_corpus(root: Path | str, db: Database | None = None, reset: bool = Fa
     if batch:
         written += _write_agreements(db, batch)
         progress("write", written, total_clauses)
-    db.write(q.REFRESH_COMPANY_COUNTS)
+    # every company of the corpus, not only those written now: an ingest killed after its
+    # agreement batches but before this refresh leaves them "unchanged" and stale on the rerun
+    touched = sorted({c.name for c in corpus.companies} | {agr.company for agr in agreements}
+                     | {old["company"] for *_, old in pending if old and old.get("company")})
+    for i in range(0, len(touched), COMPANIES_PER_REFRESH):
+        db.write(q.REFRESH_COMPANY_COUNTS, {"companies": touched[i:i + COMPANIES_PER_REFRESH],
+                                            "review_threshold": REVIEW_THRESHOLD})
     report.timings_s["write"] = time.perf_counter() - t0 + report.timings_s.get("write_business", 0.0)
     report.clauses_written = written
     report.clauses_total = db.read(q.GRAPH_COUNTS)[0]["clauses"]
@@ -348,12 +355,15 @@ def low_confidence_clauses(threshold: float | None = None, limit: int = 500, db:
 
 def set_clause_type(clause_id: str, type_name: str, db: Database | None = None) -> dict:
     """A reviewer's correction; stored with method 'manual' and kept on re-ingest."""
+    from .classifier import REVIEW_THRESHOLD
     from .taxonomy import type_names
 
     if type_name not in type_names():
         raise ValueError(f"unknown clause type {type_name!r}; choose one of {', '.join(type_names())}")
-    rows = (db or get_database()).write(q.SET_CLAUSE_TYPE_MANUAL, {"clause_id": clause_id, "type": type_name})
+    db = db or get_database()
+    rows = db.write(q.SET_CLAUSE_TYPE_MANUAL, {"clause_id": clause_id, "type": type_name})
     if not rows:
         raise ValueError(f"no clause with id {clause_id!r}")
+    db.write(q.REFRESH_COUNTS_OF_CLAUSE_OWNER, {"clause_id": clause_id, "review_threshold": REVIEW_THRESHOLD})
     _after_ingest()
     return rows[0]

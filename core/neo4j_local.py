@@ -157,6 +157,10 @@ class LocalNeo4j:
             "dbms.usage_report.enabled=false",
             "db.tx_log.rotation.retention_policy=100M size",
             "db.transaction.timeout=120s",
+            # one cached plan per query text, not one per size bucket of every list parameter:
+            # the retrieval templates take lists of 1..n names/types, and re-planning a template
+            # because a question named two companies instead of one costs 50-300 ms
+            "internal.cypher.use_parameter_size=false",
         ]
         path = conf_dir / "neo4j.conf"
         path.write_text("\n".join(lines) + "\n", encoding="utf-8")

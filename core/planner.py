@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 import unicodedata
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -141,14 +142,22 @@ def _phrase_regex(phrase: str) -> re.Pattern:
     return re.compile(r"(?<![a-z0-9])" + re.escape(phrase.lower()) + r"(?:'s|s')?(?![a-z0-9])")
 
 
-def _contains_phrase(haystack: str, phrase: str) -> bool:
+def _phrase_span(haystack: str, phrase: str) -> tuple[int, int] | None:
+    """Where `phrase` occurs in `haystack` as whole words (a possessive 's allowed), or None."""
     if not phrase:
-        return False
+        return None
     if CJK.search(phrase):
-        return phrase in haystack
+        i = haystack.find(phrase)
+        return (i, i + len(phrase)) if i >= 0 else None
     if re.fullmatch(r"[A-Z][A-Z0-9&]{1,5}", phrase):
-        return re.search(r"(?<![A-Za-z0-9])" + re.escape(phrase) + r"(?:'s)?(?![A-Za-z0-9])", haystack) is not None
-    return _phrase_regex(phrase).search(haystack.lower()) is not None
+        m = re.search(r"(?<![A-Za-z0-9])" + re.escape(phrase) + r"(?:'s)?(?![A-Za-z0-9])", haystack)
+    else:
+        m = _phrase_regex(phrase).search(haystack.lower())
+    return m.span() if m else None
+
+
+def _contains_phrase(haystack: str, phrase: str) -> bool:
+    return _phrase_span(haystack, phrase) is not None
 
 
 @lru_cache(maxsize=1)
@@ -169,83 +178,181 @@ def _generic(word: str) -> bool:
     return word.lower() in _generic_words() or len(word) < 4
 
 
+_RUN = re.compile(r"[a-z0-9]+")
+_FUZZY_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9&.\-]*|[\u4e00-\u9fff]+")
+
+
 @dataclass
 class _CompanyIndex:
-    """Per-vocabulary lookup tables, built once: linking is then cheap on large graphs."""
+    """Per-vocabulary lookup tables, built once, so linking costs the same for 10 or 100,000 companies.
 
-    phrases: list[tuple[str, str, str]]          # (phrase, company, how) for exact/alias/core matches
-    first_tokens: dict[str, str]                 # distinctive first word -> company (unique only)
-    fuzzy: list[tuple[str, str, int]]            # (candidate lower, company, token count)
+    A phrase can only occur in a question if its first run of letters/digits is one of the
+    question's runs, so phrases are bucketed by that run; fuzzy candidates are bucketed by
+    their first and last two characters (a typo rarely hits both ends of a name).
+    """
+
+    by_run: dict[str, list[tuple[str, str, str]]]  # first [a-z0-9]+ run -> (phrase, company, how)
+    other_phrases: list[tuple[str, str, str]]      # phrases without such a run (e.g. Chinese names)
+    first_tokens: dict[str, str]                   # distinctive first word -> company (unique only)
+    fuzzy: list[tuple[str, str, int]]              # (candidate lower, company, token count)
+    fuzzy_ends: dict[tuple[str, str], list[int]]   # ("head"|"tail", two chars) -> indices into fuzzy
 
 
 _INDEX_CACHE: dict[int, tuple[Vocabulary, _CompanyIndex]] = {}
+_INDEX_LOCK = threading.Lock()
 
 
 def _company_index(vocab: Vocabulary) -> _CompanyIndex:
     hit = _INDEX_CACHE.get(id(vocab))
     if hit and hit[0] is vocab:
         return hit[1]
-    phrases, fuzzy, firsts = [], [], {}
+    with _INDEX_LOCK:
+        hit = _INDEX_CACHE.get(id(vocab))
+        if hit and hit[0] is vocab:
+            return hit[1]
+        index = _build_company_index(vocab)
+        if len(_INDEX_CACHE) > 8:
+            _INDEX_CACHE.clear()
+        _INDEX_CACHE[id(vocab)] = (vocab, index)
+        return index
+
+
+def _build_company_index(vocab: Vocabulary) -> _CompanyIndex:
+    by_run: dict[str, list[tuple[str, str, str]]] = {}
+    other: list[tuple[str, str, str]] = []
+    fuzzy, firsts = [], {}
+
+    def add(phrase: str, name: str, how: str) -> None:
+        run = _RUN.search(phrase.lower())
+        if run:
+            by_run.setdefault(run.group(0), []).append((phrase, name, how))
+        else:
+            other.append((phrase, name, how))
+
     for comp in vocab.companies:
         name = comp["name"]
-        phrases.append((name, name, "exact"))
+        add(name, name, "exact")
         for alias in comp.get("aliases") or []:
             if alias and not _generic(alias):
-                phrases.append((alias, name, f"alias '{alias}'"))
+                add(alias, name, f"alias '{alias}'")
         core = _core_name(name)
         if core != name and not _generic(core):
-            phrases.append((core, name, f"name '{core}'"))
+            add(core, name, f"name '{core}'")
         tok = core.split()[0].strip(",.").lower() if core.strip() else ""
         if len(tok) >= 5 and not _generic(tok) and not CJK.search(tok):
             firsts[tok] = None if tok in firsts else name
         for cand in {core} | {a for a in comp.get("aliases") or [] if a}:
             if cand and not _generic(cand):
                 fuzzy.append((cand.lower(), name, len(cand.split())))
-    index = _CompanyIndex(phrases, {k: v for k, v in firsts.items() if v}, fuzzy)
-    if len(_INDEX_CACHE) > 8:
-        _INDEX_CACHE.clear()
-    _INDEX_CACHE[id(vocab)] = (vocab, index)
-    return index
+    ends: dict[tuple[str, str], list[int]] = {}
+    for i, (cand, _, _) in enumerate(fuzzy):
+        ends.setdefault(("head", cand[:2]), []).append(i)
+        ends.setdefault(("tail", cand[-2:]), []).append(i)
+    return _CompanyIndex(by_run, other, {k: v for k, v in firsts.items() if v}, fuzzy, ends)
+
+
+def link_company_spans(question: str, vocab: Vocabulary) -> tuple[dict[str, str], list[tuple[int, int]]]:
+    """Companies named in the question (name -> how) and the character spans that named them.
+
+    Exact name, alias or distinctive core name first; the longest match wins, so an alias
+    inside a longer matched name ("Belmira" in "Belmira Payments SA") names no other company.
+    Then a distinctive leading word, then fuzzy matching for typos and missing suffixes.
+    """
+    from rapidfuzz import process
+
+    index = _company_index(vocab)
+    q = question
+    ql = q.lower()
+    candidates = list(index.other_phrases)
+    for run in set(_RUN.findall(ql)):
+        candidates.extend(index.by_run.get(run, ()))
+    hits: list[tuple[int, int, str, str]] = []
+    for phrase, name, how in candidates:
+        span = _phrase_span(q, phrase)
+        if span:
+            hits.append((span[0], span[1], name, how))
+    if hits:
+        # drop a match that lies inside a longer match of another phrase
+        kept = [h for h in hits if not any(o is not h and o[0] <= h[0] and h[1] <= o[1] and (o[1] - o[0]) > (h[1] - h[0])
+                                           for o in hits)]
+        kept.sort(key=lambda h: (h[0], -(h[1] - h[0])))
+        kept = _narrow_shared_phrases(q, kept)
+        found: dict[str, str] = {}
+        for _, _, name, how in kept:
+            found.setdefault(name, how)
+        return found, [(a, b) for a, b, _, _ in kept]
+    # a distinctive leading word of one company's name ("Alpenkraft's colocation agreement")
+    found, spans = {}, []
+    for m in re.finditer(r"[a-z0-9][a-z0-9\-]*", ql):
+        name = index.first_tokens.get(m.group(0))
+        if name:
+            found.setdefault(name, f"distinctive name word '{m.group(0)}'")
+            spans.append(m.span())
+    if found:
+        return found, spans
+    # Fuzzy: windows of question words against distinctive names (typos, missing suffix).
+    words = [(m.group(0), m.start(), m.end()) for m in _FUZZY_WORD.finditer(q)]
+    best: dict[str, tuple[float, str, tuple[int, int]]] = {}
+    for size in range(1, 5):
+        for i in range(0, max(0, len(words) - size) + 1):
+            part = words[i:i + size]
+            window = re.sub(r"'s$", "", " ".join(w for w, _, _ in part))
+            if len(window) < 4 or _generic(window) or all(_generic(w.strip(".,'")) for w, _, _ in part):
+                continue  # only generic words ("of logistics") name no company, however close the string
+            wl = window.lower()
+            pool = sorted(set(index.fuzzy_ends.get(("head", wl[:2]), ())) | set(index.fuzzy_ends.get(("tail", wl[-2:]), ())))
+            if not pool:
+                continue
+            for cand, score, j in process.extract(wl, [index.fuzzy[k][0] for k in pool], scorer=fuzz.ratio,
+                                                  score_cutoff=84, limit=10):
+                _, name, n = index.fuzzy[pool[j]]
+                if abs(size - n) <= 1 and score > best.get(name, (0, "", (0, 0)))[0]:
+                    best[name] = (score, f"fuzzy '{window}'~'{cand}' ({score:.0f})", (part[0][1], part[-1][2]))
+    if best:
+        top = max(s for s, _, _ in best.values())
+        chosen = {n: (how, span) for n, (s, how, span) in best.items() if s >= top - 3}
+        return {n: how for n, (how, _) in chosen.items()}, [span for _, span in chosen.values()]
+    return {}, []
+
+
+def _narrow_shared_phrases(q: str, hits: list[tuple[int, int, str, str]]) -> list[tuple[int, int, str, str]]:
+    """A phrase shared by several companies (a group's alias) followed by the rest of one of
+    their names, misspelt ("Belmira Paymnts"), names that one company only."""
+    by_span: dict[tuple[int, int], list[tuple[int, int, str, str]]] = {}
+    for h in hits:
+        by_span.setdefault((h[0], h[1]), []).append(h)
+    out = []
+    for (a, b), group in by_span.items():
+        if len(group) > 1:
+            following = [m for _, m in zip(range(3), _FUZZY_WORD.finditer(q, b))]
+            best = None
+            for n in range(1, len(following) + 1):
+                end = following[n - 1].end()
+                window = re.sub(r"'s$", "", q[a:end]).lower()
+                scored = sorted(((fuzz.ratio(window, _core_name(h[2]).lower()), h) for h in group), reverse=True)
+                top, runner = scored[0][0], scored[1][0] if len(scored) > 1 else 0
+                if top >= 84 and top - runner >= 5 and (best is None or top > best[0]):
+                    best = (top, (a, end, scored[0][1][2], f"fuzzy '{q[a:end]}' ({top:.0f})"))
+            if best:
+                out.append(best[1])
+                continue
+        out.extend(group)
+    return out
 
 
 def link_companies(question: str, vocab: Vocabulary) -> tuple[list[str], dict[str, str]]:
     """Exact name, alias, distinctive core name, then fuzzy (typos). Returns names and how."""
-    from rapidfuzz import process
+    found, _ = link_company_spans(question, vocab)
+    return list(found), found
 
-    index = _company_index(vocab)
-    found: dict[str, str] = {}
-    q = question
-    ql = q.lower()
-    for phrase, name, how in index.phrases:
-        if name not in found and phrase.lower() in ql and _contains_phrase(q, phrase):
-            found[name] = how
-    if not found:
-        # a distinctive leading word of one company's name ("Alpenkraft's colocation agreement")
-        for word in set(re.findall(r"[a-z0-9][a-z0-9\-]*", ql)):
-            name = index.first_tokens.get(word)
-            if name:
-                found[name] = f"distinctive name word '{word}'"
-    if found:
-        return list(found), found
-    # Fuzzy: compare windows of question words against distinctive names (typos, missing suffix).
-    words = re.findall(r"[A-Za-z0-9][A-Za-z0-9&.\-]*|[\u4e00-\u9fff]+", q)
-    choices = [c for c, _, _ in index.fuzzy]
-    best: dict[str, tuple[float, str]] = {}
-    for size in range(1, 5):
-        for i in range(0, max(0, len(words) - size) + 1):
-            window = re.sub(r"'s$", "", " ".join(words[i:i + size]))
-            if len(window) < 4 or _generic(window):
-                continue
-            for cand, score, j in process.extract(window.lower(), choices, scorer=fuzz.ratio, score_cutoff=84,
-                                                  limit=10):
-                _, name, n = index.fuzzy[j]
-                if abs(size - n) <= 1 and score > best.get(name, (0, ""))[0]:
-                    best[name] = (score, f"fuzzy '{window}'~'{cand}' ({score:.0f})")
-    if best:
-        top = max(s for s, _ in best.values())
-        chosen = {n: how for n, (s, how) in best.items() if s >= top - 3}
-        return list(chosen), chosen
-    return [], {}
+
+def mask_spans(text: str, spans: list[tuple[int, int]]) -> str:
+    """The text with the given spans blanked out, so a company's own words link to nothing else."""
+    chars = list(text)
+    for a, b in spans:
+        for i in range(a, min(b, len(chars))):
+            chars[i] = " "
+    return "".join(chars)
 
 
 def link_sla_ids(question: str, vocab: Vocabulary) -> list[str]:
@@ -253,24 +360,46 @@ def link_sla_ids(question: str, vocab: Vocabulary) -> list[str]:
     return [m for m in dict.fromkeys(SLA_ID.findall(question)) if m in ids]
 
 
-def _alias_map(kind: str, values: list[str]) -> dict[str, str]:
-    """phrase -> graph value, for values present in the graph (plus lexicon synonyms)."""
-    lex = lexicon()[kind]
+_ALIAS_CACHE: dict[tuple[int, str], tuple[Vocabulary, dict[str, str]]] = {}
+
+
+def _alias_map(vocab: Vocabulary, kind: str) -> dict[str, str]:
+    """phrase -> graph value for a vocabulary's countries, industries, cities or laws (plus lexicon
+    synonyms), longest phrase first; built once per vocabulary."""
+    hit = _ALIAS_CACHE.get((id(vocab), kind))
+    if hit and hit[0] is vocab:
+        return hit[1]
     out: dict[str, str] = {}
-    for value in values:
-        out[value.lower()] = value
-        for canon, syns in lex.items():
-            if canon.lower() == value.lower() or value.lower() in (s.lower() for s in syns):
-                out[canon.lower()] = value
-                for s in syns:
-                    out[s.lower()] = value
+    if kind == "cities":
+        out = {c.lower(): c for c in vocab.cities}
+    elif kind == "governing_laws":
+        for law in vocab.governing_laws:
+            out[law.lower()] = law
+            for canon, syns in lexicon()["countries"].items():
+                if canon.lower() in law.lower():
+                    for s in syns + [canon]:
+                        out.setdefault(s.lower(), law)
+    else:
+        lex = lexicon()[kind]
+        for value in getattr(vocab, kind):
+            out[value.lower()] = value
+            for canon, syns in lex.items():
+                if canon.lower() == value.lower() or value.lower() in (s.lower() for s in syns):
+                    out[canon.lower()] = value
+                    for s in syns:
+                        out[s.lower()] = value
+    out = {k: out[k] for k in sorted(out, key=len, reverse=True) if k}
+    if len(_ALIAS_CACHE) > 32:
+        _ALIAS_CACHE.clear()
+    _ALIAS_CACHE[(id(vocab), kind)] = (vocab, out)
     return out
 
 
 def _match_values(question: str, mapping: dict[str, str], guard_clause_words: bool = True) -> dict[str, str]:
     found: dict[str, str] = {}
+    ql = question.lower()
     for phrase in sorted(mapping, key=len, reverse=True):
-        if not phrase:
+        if not phrase or phrase not in ql:
             continue
         if CJK.search(phrase):
             idx = question.find(phrase)
@@ -278,7 +407,7 @@ def _match_values(question: str, mapping: dict[str, str], guard_clause_words: bo
                 found[mapping[phrase]] = phrase
             continue
         pat = r"(?<![a-z0-9])" + re.escape(phrase) + r"(?![a-z0-9])"
-        for m in re.finditer(pat, question.lower()):
+        for m in re.finditer(pat, ql):
             after = question.lower()[m.end():m.end() + 12]
             if guard_clause_words and re.match(r"\s*(clauses?|provisions?|条款)", after):
                 continue
@@ -410,9 +539,9 @@ def link_clause_types(question: str) -> tuple[list[str], dict[str, str], str | N
                         break
             if found:
                 topic = None
-        if topic and not found:
+        if topic and not found and len(topic.split()) <= 3:  # a longer topic is searched, not typed
             tname, sim = semantic_type(topic, threshold=0.62)
-            if tname and len(topic.split()) <= 3:
+            if tname:
                 found[tname] = f"meaning of '{topic}' ({sim:.2f})"
                 topic = None
     return list(found), found, topic
@@ -507,22 +636,18 @@ def plan_question(question: str, vocab: Vocabulary, context: SessionContext | No
     lang = "zh" if CJK.search(q) else "en"
     linked: dict[str, Any] = {}
 
-    companies, how_c = link_companies(q, vocab)
+    how_c, company_spans = link_company_spans(q, vocab)
+    companies = list(how_c)
     sla_ids = link_sla_ids(q, vocab)
-    types, how_t, topic = link_clause_types(q)
-    countries = _match_values(q, _alias_map("countries", vocab.countries))
-    industries = _match_values(q, _alias_map("industries", vocab.industries))
-    cities = _match_values(q, {c.lower(): c for c in vocab.cities})
+    # a company's own words ("Belmira Payments SA", "Deutsche Health GmbH") name no type or filter
+    rest = mask_spans(q, company_spans) if company_spans else q
+    types, how_t, topic = link_clause_types(rest)
+    countries = _match_values(rest, _alias_map(vocab, "countries"))
+    industries = _match_values(rest, _alias_map(vocab, "industries"))
+    cities = _match_values(rest, _alias_map(vocab, "cities"))
     laws = {}
-    if re.search(r"\blaws?\b|governed|jurisdiction|法律|管辖|适用", q, re.I):
-        law_map = {}
-        for law in vocab.governing_laws:
-            law_map[law.lower()] = law
-            for canon, syns in lexicon()["countries"].items():
-                if canon.lower() in law.lower():
-                    for s in syns + [canon]:
-                        law_map.setdefault(s.lower(), law)
-        laws = _match_values(q, law_map, guard_clause_words=False)
+    if re.search(r"\blaws?\b|governed|jurisdiction|法律|管辖|适用", rest, re.I):
+        laws = _match_values(rest, _alias_map(vocab, "governing_laws"), guard_clause_words=False)
         # a country named only as the law is no company filter
         for law_word in laws.values():
             for cname, phrase in list(countries.items()):
@@ -634,7 +759,7 @@ def plan_question(question: str, vocab: Vocabulary, context: SessionContext | No
     if types and negated:
         intent = "sum_spend" if summing else ("count" if counting else "gap")
         params["gap"] = True
-        return make(intent, "attribute", "asks which companies lack a clause type (OPTIONAL MATCH … count = 0)")
+        return make(intent, "attribute", "asks which companies lack a clause type (none of the types among their classified clauses)")
     if types and wants_companies and not COMPARE.search(q):
         intent = "count" if counting else "presence"
         params["gap"] = False
@@ -664,6 +789,9 @@ def plan_question(question: str, vocab: Vocabulary, context: SessionContext | No
     if text_query and (CLAUSE_WORDS.search(q) or has_filters or topic):
         params["text"] = text_query
         return make("relay", "relay", "asks about a meaning: vector search, then walk back to companies and filter")
+    if forced_mode in {"relay", "hybrid"}:
+        params["text"] = text_query or q
+        return make(forced_mode, forced_mode, f"{forced_mode} mode chosen: the question's words are the search text")
     plan = make("unknown", forced_mode or "none", "could not map the question to companies, clause types or attributes")
     plan.suggestions = [
         "Which high-spend suppliers lack a termination clause?",

@@ -17,6 +17,7 @@ MAX_ROWS = 200
 RELAY_K = 6
 RELAY_PER_AGREEMENT = 2
 RELAY_EXACT_MAX = 3000       # filtered sets up to this size are searched exactly
+RELAY_POOL_MAX = 1000        # first vector candidate pool at most this large (it grows x4 if short)
 RELAY_MIN_SCORE = 0.60       # Neo4j cosine score (1 + cos) / 2: below this a clause is off-topic
 
 
@@ -163,17 +164,23 @@ class RelayRetriever(Retriever):
                                              "governing_laws")) or params["spend_min"] is not None \
             or params["spend_max"] is not None or params["date_from"] or params["date_to"] or params["types"]
         trace = []
-        total = self.db.read(q.TOTAL_CLAUSES)[0]["n"]
         active = active_filters(params)
         spend = params["spend_key"]
+        candidates = max(RELAY_K * 10, 50)
         if filtered:
-            count_q = q.filtered_clause_count(active - {"types"}, spend)
-            n_filtered = self.db.read(count_q, q.used_params(count_q, params))[0]["n"]
+            count_q = q.filtered_clause_count(active, spend)
+            counts = self.db.read(count_q, q.used_params(count_q, params))[0]
+            total, n_filtered = counts["total"], counts["n"]
             if n_filtered <= RELAY_EXACT_MAX:
                 res = self._run(q.relay_exact(active, spend), params)
                 trace.append({"strategy": "exact", "filtered_clauses": n_filtered, "returned": len(res.rows)})
                 return self._finish(res, trace, t_embed, scanned=n_filtered)
-        candidates = max(RELAY_K * 10, 50)
+            # size the first pool by the filters' share of the corpus (attributes x types), so that
+            # usually one round finds k survivors (x4 for the per-agreement cap and the score floor)
+            share = (n_filtered / max(total, 1)) * (counts["typed"] / max(total, 1))
+            candidates = max(candidates, min(RELAY_POOL_MAX, int(RELAY_K * 4 / max(share, 1e-6))))
+        else:
+            total = self.db.read(q.TOTAL_CLAUSES)[0]["n"]
         while True:
             params["candidates"] = min(candidates, max(total, 1))
             res = self._run(q.relay_vector(active, spend), params)

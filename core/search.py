@@ -295,6 +295,25 @@ def cosine_scores(db: Database, clause_ids: Iterable[str], vector, label: str = 
     return {r["id"]: float(r["score"]) for r in rows}
 
 
+def _candidates_with_cosine(db: Database, text: str, vector, depth: int, fulltext_index: str, vector_index: str,
+                            *, phrase_boost, extra_terms) -> tuple[dict[str, list[Hit]], dict[str, float]]:
+    """BM25 and vector candidate lists plus the exact cosine of each candidate, in one query
+    (three round trips before; each costs milliseconds that a question waits for)."""
+    lucene = fulltext_query(text, phrase_boost=phrase_boost, extra_terms=extra_terms)
+    params = {"vector_index": vector_index, "k": int(depth), "vector": _as_list(vector)}
+    if lucene:
+        rows = db.read(q.HYBRID_CANDIDATES, {**params, "ft_index": fulltext_index, "query": lucene})
+    else:
+        rows = db.read(q.VECTOR_CANDIDATES, params)
+    rankings: dict[str, list[Hit]] = {}
+    for source in ("fulltext", "vector"):
+        mine = sorted((r for r in rows if r["source"] == source and r["id"] is not None),
+                      key=lambda r: (-float(r["score"]), r["id"]))
+        rankings[source] = _hits(mine, source)
+    cos = {r["id"]: float(r["cosine"]) for r in rows if r["id"] is not None and r["cosine"] is not None}
+    return rankings, cos
+
+
 # Defaults of `hybrid_search`, chosen on the ACORD train split (core/evaluation/acord.py,
 # TUNING_NOTES): a linear blend of BM25 / max(BM25) and cosine / max(cosine) over 50 candidates
 # from each index, 0.3 BM25 + 0.7 cosine, beat every RRF setting tried (rrf_k 5..60, weights
@@ -335,6 +354,13 @@ def hybrid_search(db: Database, text: str, vector=None, k: int = 10, per_agreeme
     depth = max(int(candidates), int(k))
     # Over-fetch when a cap or filter will drop candidates, so k survive.
     sla_filter = list(filter_sla_ids) if filter_sla_ids is not None else None
+    if fusion == "linear" and sla_filter is None and _as_list(vector) is not None:
+        rankings, cos = _candidates_with_cosine(db, text, vector, depth, fulltext_index, vector_index,
+                                                phrase_boost=phrase_boost, extra_terms=extra_terms)
+        rescored = sorted(cos.items(), key=lambda x: (-x[1], x[0]))
+        rankings["vector"] = [Hit(cid, s, i, {"vector": s}) for i, (cid, s) in enumerate(rescored, start=1)]
+        return linear_fuse(rankings, k=k, weights=weights, per_group_cap=per_agreement_cap, group_of=group_of,
+                           normalize=normalize)
     rankings: dict[str, list[Hit]] = {
         "fulltext": fulltext_search(db, text, depth, fulltext_index, sla_filter,
                                     phrase_boost=phrase_boost, extra_terms=extra_terms),

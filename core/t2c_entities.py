@@ -61,8 +61,8 @@ def recall_candidates(question: str, db: Database, vocab: Vocabulary, context=No
     types, type_how, _topic = planner.link_clause_types(question)
     c.clause_types = list(types)
     c.how.update({t: f"clause type: {why}" for t, why in type_how.items()})
-    c.countries = list(planner._match_values(question, planner._alias_map("countries", vocab.countries)))
-    c.industries = list(planner._match_values(question, planner._alias_map("industries", vocab.industries)))
+    c.countries = list(planner._match_values(question, planner._alias_map(vocab, "countries")))
+    c.industries = list(planner._match_values(question, planner._alias_map(vocab, "industries")))
     c.cities = [city for city in vocab.cities if planner._contains_phrase(question, city)]
     laws = {law.lower(): law for law in vocab.governing_laws}
     c.governing_laws = [law for law in planner._match_values(question, laws, guard_clause_words=False)
@@ -96,13 +96,13 @@ def _lookups(vocab: Vocabulary) -> dict[str, dict[str, str]]:
             if variant:
                 companies.setdefault(fold(variant), name)
 
-    def with_synonyms(kind: str, values: list[str]) -> dict[str, str]:
-        return {fold(k): v for k, v in planner._alias_map(kind, values).items()}
+    def with_synonyms(kind: str) -> dict[str, str]:
+        return {fold(k): v for k, v in planner._alias_map(vocab, kind).items()}
 
     canonical = {"country": {fold(x): x for x in vocab.countries}, "industry": {fold(x): x for x in vocab.industries}}
     return {"company": companies, "canonical": canonical,
-            "country": with_synonyms("countries", vocab.countries),
-            "industry": with_synonyms("industries", vocab.industries),
+            "country": with_synonyms("countries"),
+            "industry": with_synonyms("industries"),
             "type": {fold(t): t for t in vocab.clause_types},
             "law": {fold(x): x for x in vocab.governing_laws},
             "city": {fold(x): x for x in vocab.cities},

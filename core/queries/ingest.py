@@ -75,15 +75,36 @@ MATCH (a:Clause {id: r.a}), (b:Clause {id: r.b})
 CREATE (a)-[:NEXT]->(b)
 """
 
-# Ingest-time optimization (seed 004): per-company counts, recomputed after each ingest.
-REFRESH_COMPANY_COUNTS = """
-MATCH (co:Company)
-OPTIONAL MATCH (co)-[:HAS_SLA]->(s:SLA)
-OPTIONAL MATCH (s)-[:HAS_CLAUSE]->(c:Clause)-[:OF_TYPE]->(t:ClauseType)
-WITH co, s, c, t ORDER BY t.name
-WITH co, count(DISTINCT s) AS n_agreements, count(DISTINCT c) AS n_clauses, collect(DISTINCT t.name) AS types
-SET co.n_agreements = n_agreements, co.n_clauses = n_clauses, co.clause_types = types
+# Ingest-time optimization (seed 004): per-company counts, refreshed for the companies whose
+# agreements an ingest wrote or a reviewer changed. `clause_types` lists the types among the
+# company's classified clauses (sorted); `clause_type_counts` and `clause_type_low_confidence`
+# are parallel to it (clauses of that type; of those, automatic ones below $review_threshold).
+# Gap questions and the gap report read these instead of walking every clause of every company.
+_COMPANY_COUNTS_BODY = """
+CALL (co) {
+  OPTIONAL MATCH (co)-[:HAS_SLA]->(s:SLA)
+  RETURN count(s) AS n_agreements
+}
+CALL (co) {
+  OPTIONAL MATCH (co)-[:HAS_SLA]->(:SLA)-[:HAS_CLAUSE]->(c:Clause)-[r:OF_TYPE]->(t:ClauseType)
+  WITH t.name AS type, count(c) AS n,
+       sum(CASE WHEN r.method <> 'manual' AND r.confidence < $review_threshold THEN 1 ELSE 0 END) AS low
+  ORDER BY type
+  WITH [x IN collect({type: type, n: n, low: low}) WHERE x.type IS NOT NULL] AS cells
+  RETURN [x IN cells | x.type] AS types, [x IN cells | x.n] AS counts, [x IN cells | x.low] AS lows,
+         reduce(total = 0, x IN cells | total + x.n) AS n_clauses
+}
+SET co.n_agreements = n_agreements, co.n_clauses = n_clauses, co.clause_types = types,
+    co.clause_type_counts = counts, co.clause_type_low_confidence = lows
 """
+
+REFRESH_COMPANY_COUNTS = """
+UNWIND $companies AS name
+MATCH (co:Company {name: name})""" + _COMPANY_COUNTS_BODY
+
+REFRESH_COUNTS_OF_CLAUSE_OWNER = """
+MATCH (co:Company)-[:HAS_SLA]->(:SLA)-[:HAS_CLAUSE]->(:Clause {id: $clause_id})
+WITH DISTINCT co""" + _COMPANY_COUNTS_BODY
 
 SET_SPEND_LATEST = """
 MATCH (c:Company)
@@ -123,6 +144,6 @@ OPTIONAL MATCH (c)-[old:OF_TYPE]->(:ClauseType)
 DELETE old
 WITH c, t
 CREATE (c)-[:OF_TYPE {confidence: 1.0, method: 'manual'}]->(t)
-SET c.type_confidence = 1.0, c.needs_review = false
+SET c.type_confidence = 1.0, c.needs_review = false, c.type = t.name
 RETURN c.id AS clause_id, t.name AS type
 """

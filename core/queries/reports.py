@@ -1,21 +1,25 @@
 """Compliance gap matrix and exploration queries."""
-from .retrieval import _agreement_exists, company_conditions, where
+from .retrieval import _agreement_exists, company_conditions, spend_prop, where
 
 
 def gap_matrix(active, spend: str = "spend_latest") -> str:
-    """Companies x required types: clause counts and low-confidence counts per cell."""
+    """Companies x required types: clause counts and low-confidence counts per cell.
+
+    Read from the per-company counts that ingestion keeps (`co.clause_types` with its
+    parallel `clause_type_counts` / `clause_type_low_confidence`), so a report over ten
+    thousand suppliers reads one node per supplier instead of every clause.
+    """
     conds = company_conditions(active, spend) + _agreement_exists(active)
     return f"""MATCH (co:Company)
 {where(conds)}
-OPTIONAL MATCH (co)-[:HAS_SLA]->(s:SLA)
-WITH co, count(s) AS agreements, collect(s.id) AS sla_ids
-UNWIND $types AS required
-OPTIONAL MATCH (co)-[:HAS_SLA]->(:SLA)-[:HAS_CLAUSE]->(c:Clause)-[r:OF_TYPE]->(:ClauseType {{name: required}})
-WITH co, agreements, sla_ids, required, count(c) AS n,
-     sum(CASE WHEN r.method <> 'manual' AND r.confidence < $review_threshold THEN 1 ELSE 0 END) AS low
-WITH co, agreements, sla_ids, collect({{type: required, count: n, low_confidence: low}}) AS cells
-RETURN co.name AS company, co.country AS country, co.industry AS industry, co[$spend_key] AS spend,
-       agreements, sla_ids, cells
+WITH co, coalesce(co.clause_types, []) AS present
+RETURN co.name AS company, co.country AS country, co.industry AS industry, co.{spend_prop(spend)} AS spend,
+       coalesce(co.n_agreements, 0) AS agreements, [(co)-[:HAS_SLA]->(s:SLA) | s.id] AS sla_ids,
+       [required IN $types | {{type: required,
+         count: coalesce(head([i IN range(0, size(present) - 1) WHERE present[i] = required
+                               | co.clause_type_counts[i]]), 0),
+         low_confidence: coalesce(head([i IN range(0, size(present) - 1) WHERE present[i] = required
+                                        | co.clause_type_low_confidence[i]]), 0)}}] AS cells
 ORDER BY spend DESC, company""".replace("\n\n", "\n")
 
 

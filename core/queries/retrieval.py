@@ -117,11 +117,17 @@ LIMIT $limit"""
 
 
 def clause_type_clauses() -> str:
-    """Clause-type pivot: a type's clauses across agreements, with company context."""
-    return f"""MATCH (t:ClauseType)<-[r:OF_TYPE]-(c:Clause)<-[:HAS_CLAUSE]-(s:SLA)<-[:HAS_SLA]-(co:Company)
+    """Clause-type pivot: a type's clauses across agreements, with company context.
+
+    Companies are read in name order from the name index, so with thousands of suppliers
+    only as many are visited as it takes to fill `$limit` rows (no sort of every clause).
+    """
+    return f"""MATCH (co:Company) WHERE co.name IS NOT NULL
+WITH co ORDER BY co.name
+MATCH (co)-[:HAS_SLA]->(s:SLA)-[:HAS_CLAUSE]->(c:Clause)-[r:OF_TYPE]->(t:ClauseType)
 WHERE t.name IN $types
 {CLAUSE_RETURN}
-ORDER BY co.name, s.id, c.position
+ORDER BY company, sla_id, position
 LIMIT $limit"""
 
 
@@ -141,20 +147,19 @@ LIMIT $limit""".replace("\n\n", "\n")
 def type_gaps(active, match: str = "all", spend="spend_latest") -> str:
     """Gap query (seed 004): companies whose agreements have no clause of the required types.
 
-    Only clauses the classifier (or a reviewer) assigned count, via OF_TYPE; companies
-    without any agreement are answered by `no_agreement`.
+    Reads `co.clause_types` (the set of types among the company's classified clauses) and
+    `co.n_agreements`, which ingestion and manual corrections keep up to date (seed 004's ingest-time optimization):
+    one property per company instead of walking every clause. Only clauses the classifier
+    (or a reviewer) assigned count; companies without any agreement are answered by
+    `no_agreement`.
     """
-    conds = company_conditions(active, spend) + _agreement_exists(active)
-    conds.append("EXISTS { MATCH (co)-[:HAS_SLA]->(:SLA) }")
+    conds = company_conditions(active, spend) + ["co.n_agreements > 0"] + _agreement_exists(active)
     selected = "size(missing) > 0" if match == "any" else "size(missing) = size($types)"
     return f"""MATCH (co:Company)
 {where(conds)}
-UNWIND $types AS required
-OPTIONAL MATCH (co)-[:HAS_SLA]->(:SLA)-[:HAS_CLAUSE]->(c:Clause)-[:OF_TYPE]->(:ClauseType {{name: required}})
-WITH co, required, count(c) AS n
-WITH co, [x IN collect(CASE WHEN n = 0 THEN required END) WHERE x IS NOT NULL] AS missing
+WITH co, [required IN $types WHERE NOT required IN coalesce(co.clause_types, [])] AS missing
 WHERE {selected}
-RETURN co.name AS company, co.country AS country, co.industry AS industry, co[$spend_key] AS spend, missing
+RETURN co.name AS company, co.country AS country, co.industry AS industry, co.{spend_prop(spend)} AS spend, missing
 ORDER BY spend DESC, company
 LIMIT $limit"""
 
@@ -259,9 +264,17 @@ LIMIT $k""".replace("\n\n", "\n")
 
 
 def filtered_clause_count(active, spend="spend_latest") -> str:
-    return f"""MATCH (co:Company)-[:HAS_SLA]->(s:SLA)-[:HAS_CLAUSE]->(c:Clause)
-{_clause_scope(active, spend)}
-RETURN count(c) AS n""".replace("\n\n", "\n")
+    """All clauses; the clauses of the agreements that pass the company/agreement filters
+    (from each agreement's stored clause count: one row per agreement, not per clause);
+    and, when types are asked for, the clauses of those types (node degrees)."""
+    active = set(active)
+    typed = ("CALL () { MATCH (t:ClauseType) WHERE t.name IN $types "
+             "RETURN sum(COUNT { (t)<-[:OF_TYPE]-() }) AS typed }\n") if "types" in active else ""
+    typed_return = "typed" if typed else "total AS typed"
+    return f"""MATCH (every:Clause) WITH count(every) AS total
+{typed}OPTIONAL MATCH (co:Company)-[:HAS_SLA]->(s:SLA)
+{_clause_scope(active - {"types"}, spend)}
+RETURN total, {typed_return}, coalesce(sum(s.clause_count), 0) AS n""".replace("\n\n", "\n")
 
 
 def clauses_by_id(active, spend="spend_latest") -> str:

@@ -23,6 +23,23 @@ VECTOR = (
     "RETURN node.id AS id, score ORDER BY score DESC, id"
 )
 
+# Both candidate lists and the exact cosine of every candidate in one round trip (the linear
+# fusion of `core.search.hybrid_search`); the caller ranks each list by (score desc, id).
+HYBRID_CANDIDATES = (
+    "CALL () { "
+    "CALL db.index.fulltext.queryNodes($ft_index, $query, {limit: $k}) YIELD node, score "
+    "RETURN node, score, 'fulltext' AS source "
+    "UNION ALL "
+    "CALL db.index.vector.queryNodes($vector_index, $k, $vector) YIELD node, score "
+    "RETURN node, score, 'vector' AS source } "
+    "RETURN node.id AS id, source, score, "
+    "CASE WHEN node.embedding IS NULL THEN null ELSE vector.similarity.cosine(node.embedding, $vector) END AS cosine"
+)
+VECTOR_CANDIDATES = (
+    "CALL db.index.vector.queryNodes($vector_index, $k, $vector) YIELD node, score "
+    "RETURN node.id AS id, 'vector' AS source, score, vector.similarity.cosine(node.embedding, $vector) AS cosine"
+)
+
 # Exact cosine (Neo4j's normalized form (1 + cos) / 2, the same scale as the vector index
 # score) for a set of candidate ids of one label; `label` is chosen by code, never by a user.
 _COSINE_FOR_IDS = (
