@@ -98,6 +98,8 @@ def build_subgraph(rows: list[dict], evidence: list[Evidence]) -> dict:
 def _join(items: list[str], lang: str) -> str:
     if lang == "zh":
         return "、".join(items)
+    if lang == "list":
+        return ", ".join(items)
     if len(items) <= 2:
         return " and ".join(items)
     return ", ".join(items[:-1]) + ", and " + items[-1]
@@ -132,13 +134,65 @@ def describe_filters(plan: Plan) -> str:
     return " ".join(parts)
 
 
+def zh_type_name(name: str) -> str:
+    """A clause type's Chinese name: its first Chinese keyword in the taxonomy."""
+    from .taxonomy import load_taxonomy
+
+    for t in load_taxonomy():
+        if t.name == name:
+            return t.keywords_zh[0] if t.keywords_zh else ("其他" if name == "Other" else name)
+    return name
+
+
+def _zh_value(kind: str, value: str) -> str:
+    """A country or industry in Chinese, from the lexicon's Chinese synonyms (else as stored)."""
+    from .planner import CJK, lexicon
+
+    for canon, syns in lexicon().get(kind, {}).items():
+        if canon.lower() == str(value).lower():
+            return next((x for x in syns if CJK.search(x)), value)
+    return value
+
+
+def describe_filters_zh(plan: Plan) -> str:
+    """The question's filters as a Chinese attributive phrase (…的), for the answer sentence."""
+    p = plan.params
+    parts = []
+    if p.get("countries"):
+        parts.append("位于" + "/".join(_zh_value("countries", c) for c in p["countries"]))
+    if p.get("cities"):
+        parts.append("位于" + "/".join(p["cities"]))
+    if p.get("industries"):
+        parts.append("/".join(_zh_value("industries", i) for i in p["industries"]) + "行业")
+    year = f"{p['spend_year']}年" if p.get("spend_year") else "最近一年"
+    if p.get("spend_min") is not None:
+        parts.append(f"{year}支出高于 {_money(p['spend_min'])}")
+    if p.get("spend_max") is not None:
+        parts.append(f"{year}支出低于 {_money(p['spend_max'])}")
+    if p.get("governing_laws"):
+        parts.append("适用" + "/".join(p["governing_laws"]) + "法律")
+    if p.get("date_from"):
+        parts.append(f"{p['date_from']}起生效")
+    if p.get("date_to"):
+        parts.append(f"{p['date_to']}前生效")
+    return "、".join(parts) + "的" if parts else ""
+
+
+def _type_label(name: str | None, lang: str) -> str | None:
+    return zh_type_name(name) if lang == "zh" and name else name
+
+
 def compose_answer(plan: Plan, rows: list[dict], evidence: list[Evidence]) -> str:
     lang = plan.language
     p = plan.params
     types = p.get("types") or []
-    tname = _join(types, lang) if types else ""
-    filt = describe_filters(plan)
-    scope = ("suppliers " + filt).strip() if filt else "suppliers"
+    tname = _join([_type_label(t, lang) for t in types], lang) if types else ""
+    if lang == "zh":
+        filt = describe_filters_zh(plan)
+        scope = f"{filt}供应商"
+    else:
+        filt = describe_filters(plan)
+        scope = ("suppliers " + filt).strip() if filt else "suppliers"
     intent = plan.intent
 
     if intent == "unknown":
@@ -190,9 +244,11 @@ def compose_answer(plan: Plan, rows: list[dict], evidence: list[Evidence]) -> st
     if intent in {"gap", "no_agreement", "companies"}:
         items = []
         for e, r in zip(evidence, rows):
-            extra = f"spend {_money(r.get('spend'))}" if r.get("spend") is not None else ""
+            spend_word, missing_word = ("支出", "缺少") if lang == "zh" else ("spend", "missing")
+            extra = f"{spend_word} {_money(r.get('spend'))}" if r.get("spend") is not None else ""
             if intent == "gap" and len(types) > 1 and r.get("missing"):
-                extra = (extra + "; " if extra else "") + "missing " + ", ".join(r["missing"])
+                extra = (extra + "; " if extra else "") + f"{missing_word} " + _join(
+                    [_type_label(t, lang) for t in r["missing"]], lang if lang == "zh" else "list")
             items.append(f"{e.company} ({extra}) [{e.ref}]" if extra else f"{e.company} [{e.ref}]")
         what = _subject(plan, tname, scope, lang)
         if lang == "zh":
@@ -205,7 +261,7 @@ def compose_answer(plan: Plan, rows: list[dict], evidence: list[Evidence]) -> st
         by_company.setdefault(e.company or "?", []).append(e)
     lines = []
     for comp, evs in by_company.items():
-        cites = ", ".join(f"{e.clause_title or e.clause_id} ({e.clause_type}) [{e.ref}]" for e in evs)
+        cites = ", ".join(f"{e.clause_title or e.clause_id} ({_type_label(e.clause_type, lang)}) [{e.ref}]" for e in evs)
         lines.append(f"{comp}: {cites}")
     if intent == "next_clause":
         r0 = rows[0]
@@ -213,7 +269,7 @@ def compose_answer(plan: Plan, rows: list[dict], evidence: list[Evidence]) -> st
         rel = "after" if p.get("direction", "after") == "after" else "before"
         if lang == "zh":
             return (f"{e0.company} 的协议 {e0.sla_id} 中，“{r0.get('anchor_title')}”{'之后' if rel == 'after' else '之前'}"
-                    f"的条款是“{e0.clause_title}”（{e0.clause_type}）[{e0.ref}]。")
+                    f"的条款是“{e0.clause_title}”（{_type_label(e0.clause_type, lang)}）[{e0.ref}]。")
         return (f"In {e0.company}'s agreement {e0.sla_id}, the clause {rel} \"{r0.get('anchor_title')}\" is "
                 f"\"{e0.clause_title}\" ({e0.clause_type}) [{e0.ref}]: {_lead(e0.text)}")
     head = _clause_head(plan, tname, scope, len(evidence), len(by_company), lang)
@@ -235,8 +291,8 @@ def _subject(plan: Plan, tname: str, scope: str, lang: str) -> str:
         if intent == "no_agreement":
             return "没有任何协议的公司"
         if tname:
-            return f"{'缺少' if gap else '有'}{tname}条款的供应商"
-        return "符合条件的供应商"
+            return f"{scope.removesuffix('供应商')}{'缺少' if gap else '有'}{tname}条款的供应商"
+        return scope if scope != "供应商" else "符合条件的供应商"
     if intent == "no_agreement":
         return f"{scope.replace('suppliers', 'companies', 1)} without any agreement"
     if tname:
@@ -269,7 +325,9 @@ def _nothing(plan: Plan, tname: str, scope: str, lang: str) -> str:
     intent = plan.intent
     if lang == "zh":
         if intent == "gap":
-            return f"没有找到缺少{tname}条款的{scope}：所有符合条件的供应商都有该条款。"
+            return f"没有{scope}缺少{tname}条款：所有符合条件的供应商都有该条款。"
+        if intent in {"relay", "hybrid"}:
+            return f"没有{scope}的条款与“{plan.params.get('text')}”相关。"
         return "没有找到符合条件的结果。"
     if intent == "gap":
         return f"None of the {scope} lacks a {tname} clause (no company matched)."

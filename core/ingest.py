@@ -22,6 +22,7 @@ Progress = Callable[[str, int, int], None]  # (stage, done, total)
 
 INGEST_FORMAT_VERSION = "1"
 CLAUSES_PER_TRANSACTION = 400
+WRITE_WORKERS = 2          # agreement batches in flight at once (see _BatchWriter)
 COMPANIES_PER_REFRESH = 2000
 
 
@@ -219,8 +220,8 @@ def ingest_corpus(root: Path | str, db: Database | None = None, reset: bool = Fa
     offset = 0
     batch: list[tuple] = []
     batch_clauses = 0
-    written = 0
     total_clauses = len(clause_texts)
+    writer = _BatchWriter(db, lambda done: progress("write", done, total_clauses))
     for idx, (agr, split, drafts, content_hash, rep, old) in enumerate(pending):
         rows = []
         for d in drafts:
@@ -249,12 +250,11 @@ def ingest_corpus(root: Path | str, db: Database | None = None, reset: bool = Fa
         batch.append((sla_row, rows))
         batch_clauses += len(rows)
         if batch_clauses >= CLAUSES_PER_TRANSACTION:
-            written += _write_agreements(db, batch)
-            progress("write", written, total_clauses)
+            writer.submit(batch)
             batch, batch_clauses = [], 0
     if batch:
-        written += _write_agreements(db, batch)
-        progress("write", written, total_clauses)
+        writer.submit(batch)
+    written = writer.finish()
     # every company of the corpus, not only those written now: an ingest killed after its
     # agreement batches but before this refresh leaves them "unchanged" and stale on the rerun
     touched = sorted({c.name for c in corpus.companies} | {agr.company for agr in agreements}
@@ -316,6 +316,51 @@ def _sla_summary(agr, split, drafts) -> str:
     lead = _summary(split.preamble, 240) if split.preamble.strip() else ""
     titles = ", ".join(d.title for d in drafts[:12] if d.title)
     return (f"{lead} " if lead else "") + f"Sections: {titles}."
+
+
+class _BatchWriter:
+    """Writes agreement batches in WRITE_WORKERS concurrent transactions.
+
+    A commit spends most of its time updating the vector and full-text indexes inside
+    Neo4j; two transactions in flight keep both of a small machine's cores busy. Each batch
+    is still one transaction of whole agreements, so a crash leaves whole agreements only;
+    a deadlock between two batches (agreements of one company in both) is retried by the
+    driver's managed transaction.
+    """
+
+    def __init__(self, db: Database, progress: Callable[[int], None], workers: int | None = None):
+        from concurrent.futures import ThreadPoolExecutor
+
+        self.db = db
+        self.progress = progress
+        self.workers = max(1, workers or WRITE_WORKERS)
+        self.pool = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="ingest-write")
+        self.pending: list = []
+        self.written = 0
+
+    def submit(self, batch: list[tuple]) -> None:
+        try:
+            while len(self.pending) >= self.workers:
+                self._collect(self.pending.pop(0))
+        except BaseException:
+            self.finish()
+            raise
+        self.pending.append(self.pool.submit(_write_agreements, self.db, batch))
+
+    def _collect(self, future) -> None:
+        self.written += future.result()
+        self.progress(self.written)
+
+    def finish(self) -> int:
+        try:
+            while self.pending:
+                self._collect(self.pending.pop(0))
+        finally:
+            for f in self.pending:  # after a failure: let the other batches end before raising
+                f.exception()
+            self.pending = []
+            self.pool.shutdown(wait=True)
+        return self.written
 
 
 def _write_agreements(db: Database, batch: list[tuple]) -> int:

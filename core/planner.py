@@ -214,7 +214,10 @@ def _company_index(vocab: Vocabulary) -> _CompanyIndex:
         if len(_INDEX_CACHE) > 8:
             _INDEX_CACHE.clear()
         _INDEX_CACHE[id(vocab)] = (vocab, index)
-        return index
+    from .graph_cache import freeze_long_lived
+
+    freeze_long_lived()
+    return index
 
 
 def _build_company_index(vocab: Vocabulary) -> _CompanyIndex:

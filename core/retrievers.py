@@ -171,10 +171,14 @@ class RelayRetriever(Retriever):
             count_q = q.filtered_clause_count(active, spend)
             counts = self.db.read(count_q, q.used_params(count_q, params))[0]
             total, n_filtered = counts["total"], counts["n"]
+            # the exact path walks every clause of the filtered agreements (and scores those of the
+            # asked types): its cost follows n_filtered
+            n_scored = int(n_filtered * counts["typed"] / max(total, 1))
             if n_filtered <= RELAY_EXACT_MAX:
                 res = self._run(q.relay_exact(active, spend), params)
-                trace.append({"strategy": "exact", "filtered_clauses": n_filtered, "returned": len(res.rows)})
-                return self._finish(res, trace, t_embed, scanned=n_filtered)
+                trace.append({"strategy": "exact", "filtered_clauses": n_filtered, "scored_estimate": n_scored,
+                              "returned": len(res.rows)})
+                return self._finish(res, trace, t_embed, scanned=n_scored)
             # size the first pool by the filters' share of the corpus (attributes x types), so that
             # usually one round finds k survivors (x4 for the per-agreement cap and the score floor)
             share = (n_filtered / max(total, 1)) * (counts["typed"] / max(total, 1))
