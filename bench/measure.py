@@ -89,3 +89,22 @@ def pool_usage(db) -> dict:
         return {"in_use": in_use, "open": total, "max_size": pool.pool_config.max_connection_pool_size}
     except Exception:  # noqa: BLE001 - private API; absent in other driver versions
         return {"in_use": None, "open": None, "max_size": None}
+
+
+def wait_for_quiet(pid: int | None, max_s: float = 120.0, cpu_pct: float = 15.0, samples: int = 3) -> float:
+    """Wait until a process (Neo4j) has been nearly idle for `samples` half-second samples.
+
+    After a bulk load Neo4j keeps merging index segments and sampling statistics for a while;
+    a "warm" measurement starts when that is over. Returns the seconds waited (capped)."""
+    if not pid:
+        return 0.0
+    t0 = time.perf_counter()
+    try:
+        proc = psutil.Process(pid)
+        proc.cpu_percent(None)
+        quiet = 0
+        while quiet < samples and time.perf_counter() - t0 < max_s:
+            quiet = quiet + 1 if proc.cpu_percent(interval=0.5) < cpu_pct else 0
+    except (psutil.Error, OSError):
+        pass
+    return round(time.perf_counter() - t0, 1)

@@ -58,7 +58,11 @@ class Peer:
                 candidates = min(candidates * 4, total)
 
     def hybrid_search(self, text: str) -> int:
+        """Equivalent work: ours reads `core.search.DEFAULT_CANDIDATES` hits from each index before
+        fusing them (then keeps 6, at most 2 per agreement); the peer reads as many."""
+        from core.search import DEFAULT_CANDIDATES
+
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            res = self.hybrid.search(query_text=text, top_k=RELAY_K * 3)
+            res = self.hybrid.search(query_text=text, top_k=DEFAULT_CANDIDATES)
         return len(res.items)

@@ -37,6 +37,10 @@ class Vocabulary:
         return sorted({city for c in self.companies for city in c.get("cities") or [] if city})
 
     @cached_property
+    def agreement_ids(self) -> frozenset[str]:
+        return frozenset(a["id"] for a in self.agreements)
+
+    @cached_property
     def governing_laws(self) -> list[str]:
         return sorted({a["governing_law"] for a in self.agreements if a.get("governing_law")})
 

@@ -195,7 +195,7 @@ class _CompanyIndex:
     other_phrases: list[tuple[str, str, str]]      # phrases without such a run (e.g. Chinese names)
     first_tokens: dict[str, str]                   # distinctive first word -> company (unique only)
     fuzzy: list[tuple[str, str, int]]              # (candidate lower, company, token count)
-    fuzzy_ends: dict[tuple[str, str], list[int]]   # ("head"|"tail", two chars) -> indices into fuzzy
+    fuzzy_ends: dict[tuple[str, str], tuple[list[int], list[str]]]  # ("head"|"tail", 2 chars) -> (indices, names)
 
 
 _INDEX_CACHE: dict[int, tuple[Vocabulary, _CompanyIndex]] = {}
@@ -247,10 +247,12 @@ def _build_company_index(vocab: Vocabulary) -> _CompanyIndex:
         for cand in {core} | {a for a in comp.get("aliases") or [] if a}:
             if cand and not _generic(cand):
                 fuzzy.append((cand.lower(), name, len(cand.split())))
-    ends: dict[tuple[str, str], list[int]] = {}
+    ends: dict[tuple[str, str], tuple[list[int], list[str]]] = {}
     for i, (cand, _, _) in enumerate(fuzzy):
-        ends.setdefault(("head", cand[:2]), []).append(i)
-        ends.setdefault(("tail", cand[-2:]), []).append(i)
+        for key in (("head", cand[:2]), ("tail", cand[-2:])):
+            ids, strings = ends.setdefault(key, ([], []))
+            ids.append(i)
+            strings.append(cand)
     return _CompanyIndex(by_run, other, {k: v for k, v in firsts.items() if v}, fuzzy, ends)
 
 
@@ -303,14 +305,12 @@ def link_company_spans(question: str, vocab: Vocabulary) -> tuple[dict[str, str]
             if len(window) < 4 or _generic(window) or all(_generic(w.strip(".,'")) for w, _, _ in part):
                 continue  # only generic words ("of logistics") name no company, however close the string
             wl = window.lower()
-            pool = sorted(set(index.fuzzy_ends.get(("head", wl[:2]), ())) | set(index.fuzzy_ends.get(("tail", wl[-2:]), ())))
-            if not pool:
-                continue
-            for cand, score, j in process.extract(wl, [index.fuzzy[k][0] for k in pool], scorer=fuzz.ratio,
-                                                  score_cutoff=84, limit=10):
-                _, name, n = index.fuzzy[pool[j]]
-                if abs(size - n) <= 1 and score > best.get(name, (0, "", (0, 0)))[0]:
-                    best[name] = (score, f"fuzzy '{window}'~'{cand}' ({score:.0f})", (part[0][1], part[-1][2]))
+            for end, key in (("head", wl[:2]), ("tail", wl[-2:])):
+                ids, strings = index.fuzzy_ends.get((end, key), ((), ()))
+                for cand, score, j in process.extract(wl, strings, scorer=fuzz.ratio, score_cutoff=84, limit=10):
+                    _, name, n = index.fuzzy[ids[j]]
+                    if abs(size - n) <= 1 and score > best.get(name, (0, "", (0, 0)))[0]:
+                        best[name] = (score, f"fuzzy '{window}'~'{cand}' ({score:.0f})", (part[0][1], part[-1][2]))
     if best:
         top = max(s for s, _, _ in best.values())
         chosen = {n: (how, span) for n, (s, how, span) in best.items() if s >= top - 3}
@@ -359,8 +359,11 @@ def mask_spans(text: str, spans: list[tuple[int, int]]) -> str:
 
 
 def link_sla_ids(question: str, vocab: Vocabulary) -> list[str]:
-    ids = {a["id"] for a in vocab.agreements}
-    return [m for m in dict.fromkeys(SLA_ID.findall(question)) if m in ids]
+    found = SLA_ID.findall(question)
+    if not found:
+        return []
+    ids = vocab.agreement_ids
+    return [m for m in dict.fromkeys(found) if m in ids]
 
 
 _ALIAS_CACHE: dict[tuple[int, str], tuple[Vocabulary, dict[str, str]]] = {}
@@ -448,6 +451,11 @@ def _type_phrases() -> list[tuple[str, str, float]]:
     return out
 
 
+@lru_cache(maxsize=1)
+def _type_phrases_longest_first() -> list[tuple[str, str, float]]:
+    return sorted(_type_phrases(), key=lambda p: len(p[0]), reverse=True)
+
+
 def _type_prototypes():
     from .taxonomy import load_taxonomy
 
@@ -495,8 +503,8 @@ def link_clause_types(question: str) -> tuple[list[str], dict[str, str], str | N
     """Types named or described in the question; also the leftover topic for relay search."""
     q = question.lower()
     found: dict[str, str] = {}
-    for phrase, tname, weight in sorted(_type_phrases(), key=lambda p: len(p[0]), reverse=True):
-        if tname in found:
+    for phrase, tname, weight in _type_phrases_longest_first():
+        if tname in found or phrase not in q:  # the regexes below need the phrase as a substring
             continue
         if CJK.search(phrase):
             if phrase in question:
@@ -534,7 +542,9 @@ def link_clause_types(question: str) -> tuple[list[str], dict[str, str], str | N
         topic = (t.group(2) or t.group(3) or "").strip(" ?.!。？")
         if topic and not found:
             tl = topic.lower()
-            for phrase, tname, weight in sorted(_type_phrases(), key=lambda p: len(p[0]), reverse=True):
+            for phrase, tname, weight in _type_phrases_longest_first():
+                if phrase not in tl and phrase not in topic:
+                    continue
                 if (CJK.search(phrase) and phrase in topic) or (
                         not CJK.search(phrase) and re.search(r"(?<![a-z])" + re.escape(phrase) + r"(?:s|es)?(?![a-z])", tl)):
                     if len(phrase) >= len(tl) * 0.5 or CJK.search(phrase):
