@@ -124,11 +124,6 @@ class Database:
     def read(self, cypher: str, params: dict | None = None, timeout: float | None = None) -> list[dict]:
         return self._run(READ_ACCESS, cypher, params, timeout)
 
-    def read_async(self, cypher: str, params: dict | None = None, timeout: float | None = None):
-        """Start a read on a background thread and return its Future, so a question can embed
-        its text (CPU, in Python) while Neo4j answers a query that does not need the vector."""
-        return _background().submit(self.read, cypher, params, timeout)
-
     def write(self, cypher: str, params: dict | None = None, timeout: float | None = None) -> list[dict]:
         return self._run(WRITE_ACCESS, cypher, params, timeout)
 
@@ -153,20 +148,6 @@ class Database:
         with self.driver().session(database=self.conn.database, default_access_mode=READ_ACCESS) as session:
             result = session.run("EXPLAIN " + cypher, params or {})
             return result.consume()
-
-
-_pool = None
-_pool_lock = threading.Lock()
-
-
-def _background():
-    from concurrent.futures import ThreadPoolExecutor
-
-    global _pool
-    with _pool_lock:
-        if _pool is None:
-            _pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="neo4j-read")
-        return _pool
 
 
 _SCALARS = (str, int, float, bool, type(None))

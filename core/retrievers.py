@@ -155,8 +155,11 @@ class RelayRetriever(Retriever):
         text = plan.params.get("text") or plan.params.get("question") or ""
         if not text or embed is None:
             raise RetrievalError("relay mode needs a topic to search for")
+        t0 = time.perf_counter()
+        vector = embed(text)
+        t_embed = (time.perf_counter() - t0) * 1000
         params = base_params(plan)
-        params.update(k=RELAY_K, per_agreement=RELAY_PER_AGREEMENT, min_score=RELAY_MIN_SCORE)
+        params.update(vector=vector, k=RELAY_K, per_agreement=RELAY_PER_AGREEMENT, min_score=RELAY_MIN_SCORE)
         filtered = any(params[k] for k in ("companies", "sla_ids", "countries", "industries", "cities",
                                              "governing_laws")) or params["spend_min"] is not None \
             or params["spend_max"] is not None or params["date_from"] or params["date_to"] or params["types"]
@@ -164,17 +167,9 @@ class RelayRetriever(Retriever):
         active = active_filters(params)
         spend = params["spend_key"]
         candidates = max(RELAY_K * 10, 50)
-        # the clause counts do not need the vector: Neo4j counts while the question is embedded
         if filtered:
             count_q = q.filtered_clause_count(active, spend)
-            pending = self.db.read_async(count_q, q.used_params(count_q, params))
-        else:
-            pending = self.db.read_async(q.TOTAL_CLAUSES)
-        t0 = time.perf_counter()
-        params["vector"] = embed(text)
-        t_embed = (time.perf_counter() - t0) * 1000
-        if filtered:
-            counts = pending.result()[0]
+            counts = self.db.read(count_q, q.used_params(count_q, params))[0]
             total, n_filtered = counts["total"], counts["n"]
             # the exact path walks every clause of the filtered agreements (and scores those of the
             # asked types): its cost follows n_filtered
@@ -189,7 +184,7 @@ class RelayRetriever(Retriever):
             share = (n_filtered / max(total, 1)) * (counts["typed"] / max(total, 1))
             candidates = max(candidates, min(RELAY_POOL_MAX, int(RELAY_K * 4 / max(share, 1e-6))))
         else:
-            total = pending.result()[0]["n"]
+            total = self.db.read(q.TOTAL_CLAUSES)[0]["n"]
         while True:
             params["candidates"] = min(candidates, max(total, 1))
             res = self._run(q.relay_vector(active, spend), params)
@@ -218,19 +213,14 @@ class HybridRetriever(Retriever):
         text = plan.params.get("text") or ""
         if not text or embed is None:
             raise RetrievalError("hybrid mode needs words to search for")
-        timed: dict[str, float] = {}
-
-        def embed_text():  # called by the search while its full-text query runs
-            t0 = time.perf_counter()
-            vector = embed(text)
-            timed["embed"] = round((time.perf_counter() - t0) * 1000, 2)
-            return vector
-
-        hits = hybrid_search(self.db, text, embed_text, k=RELAY_K * 3, per_agreement_cap=RELAY_PER_AGREEMENT)
+        t0 = time.perf_counter()
+        vector = embed(text)
+        t_embed = (time.perf_counter() - t0) * 1000
+        hits = hybrid_search(self.db, text, vector, k=RELAY_K * 3, per_agreement_cap=RELAY_PER_AGREEMENT)
         params = base_params(plan)
         params.update(ids=[h.clause_id for h in hits], scores=[float(h.score) for h in hits], k=RELAY_K)
         res = self._run(q.clauses_by_id(active_filters(params) - {"types"}, params["spend_key"]), params)
-        res.timings_ms["embed"] = timed.get("embed", 0.0)
+        res.timings_ms["embed"] = round(t_embed, 2)
         res.trace = [{"strategy": "rrf", "hits": len(hits), "sources": [h.sources for h in hits[:RELAY_K]]}]
         return res
 

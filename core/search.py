@@ -295,35 +295,6 @@ def cosine_scores(db: Database, clause_ids: Iterable[str], vector, label: str = 
     return {r["id"]: float(r["score"]) for r in rows}
 
 
-def _linear_rescored(rankings, cos, k, weights, per_agreement_cap, group_of, normalize) -> list[Hit]:
-    """Every candidate re-scored by its exact cosine, then the linear blend."""
-    rescored = sorted(cos.items(), key=lambda x: (-x[1], x[0]))
-    rankings["vector"] = [Hit(cid, s, i, {"vector": s}) for i, (cid, s) in enumerate(rescored, start=1)]
-    return linear_fuse(rankings, k=k, weights=weights, per_group_cap=per_agreement_cap, group_of=group_of,
-                       normalize=normalize)
-
-
-def _candidates_while_embedding(db: Database, text: str, embed, depth: int, fulltext_index: str,
-                                vector_index: str, label: str, *, phrase_boost,
-                                extra_terms) -> tuple[dict[str, list[Hit]], dict[str, float]]:
-    """Like `_candidates_with_cosine` for a question not embedded yet: the full-text query runs
-    while the question is embedded, then one query brings the vector list and all cosines."""
-    lucene = fulltext_query(text, phrase_boost=phrase_boost, extra_terms=extra_terms)
-    pending = db.read_async(q.FULLTEXT, {"index": fulltext_index, "query": lucene, "k": int(depth)}) if lucene else None
-    vec = _as_list(embed())
-    ft_hits = _hits(pending.result(), "fulltext") if pending is not None else []
-    rankings: dict[str, list[Hit]] = {"fulltext": ft_hits, "vector": []}
-    if vec is None:
-        return rankings, {}
-    rows = db.read(q.vector_and_cosines(label), {"vector_index": vector_index, "k": int(depth), "vector": vec,
-                                                 "ids": [h.clause_id for h in ft_hits]})
-    mine = sorted((r for r in rows if r["source"] == "vector" and r["id"] is not None),
-                  key=lambda r: (-float(r["score"]), r["id"]))
-    rankings["vector"] = _hits(mine, "vector")
-    cos = {r["id"]: float(r["cosine"]) for r in rows if r["id"] is not None and r["cosine"] is not None}
-    return rankings, cos
-
-
 def _candidates_with_cosine(db: Database, text: str, vector, depth: int, fulltext_index: str, vector_index: str,
                             *, phrase_boost, extra_terms) -> tuple[dict[str, list[Hit]], dict[str, float]]:
     """BM25 and vector candidate lists plus the exact cosine of each candidate, in one query
@@ -364,8 +335,7 @@ def hybrid_search(db: Database, text: str, vector=None, k: int = 10, per_agreeme
                   group_of: Callable[[str], str] | None = None) -> list[Hit]:
     """BM25 and vector candidates (`candidates` each), fused, at most `per_agreement_cap` per agreement.
 
-    `vector` defaults to the embedding of `text`; a callable returning it is called while the
-    full-text query runs (a question is embedded while Neo4j searches). `fusion` is "linear" (default: every
+    `vector` defaults to the embedding of `text`. `fusion` is "linear" (default: every
     candidate re-scored with exact cosine, so a clause found only by BM25 still gets its
     semantic score; then `weights` over the `normalize`d scores) or "rrf" (`weights` over
     reciprocal ranks). Pass `per_agreement_cap=None` when clauses do not belong to
@@ -377,23 +347,20 @@ def hybrid_search(db: Database, text: str, vector=None, k: int = 10, per_agreeme
     if weights is None:  # the tuned blend is for linear fusion; plain RRF weighs both lists alike
         weights = DEFAULT_WEIGHTS if fusion == "linear" else {"fulltext": 1.0, "vector": 1.0}
     weights = dict(weights)
-    depth = max(int(candidates), int(k))
-    # Over-fetch when a cap or filter will drop candidates, so k survive.
-    sla_filter = list(filter_sla_ids) if filter_sla_ids is not None else None
-    if callable(vector) and fusion == "linear" and sla_filter is None:
-        rankings, cos = _candidates_while_embedding(db, text, vector, depth, fulltext_index, vector_index, label,
-                                                    phrase_boost=phrase_boost, extra_terms=extra_terms)
-        return _linear_rescored(rankings, cos, k, weights, per_agreement_cap, group_of, normalize)
-    if callable(vector):
-        vector = vector()
     if vector is None and text:
         from .embeddings import get_embedder
 
         vector = get_embedder().encode_one(text)
+    depth = max(int(candidates), int(k))
+    # Over-fetch when a cap or filter will drop candidates, so k survive.
+    sla_filter = list(filter_sla_ids) if filter_sla_ids is not None else None
     if fusion == "linear" and sla_filter is None and _as_list(vector) is not None:
         rankings, cos = _candidates_with_cosine(db, text, vector, depth, fulltext_index, vector_index,
                                                 phrase_boost=phrase_boost, extra_terms=extra_terms)
-        return _linear_rescored(rankings, cos, k, weights, per_agreement_cap, group_of, normalize)
+        rescored = sorted(cos.items(), key=lambda x: (-x[1], x[0]))
+        rankings["vector"] = [Hit(cid, s, i, {"vector": s}) for i, (cid, s) in enumerate(rescored, start=1)]
+        return linear_fuse(rankings, k=k, weights=weights, per_group_cap=per_agreement_cap, group_of=group_of,
+                           normalize=normalize)
     rankings: dict[str, list[Hit]] = {
         "fulltext": fulltext_search(db, text, depth, fulltext_index, sla_filter,
                                     phrase_boost=phrase_boost, extra_terms=extra_terms),

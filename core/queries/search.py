@@ -40,25 +40,6 @@ VECTOR_CANDIDATES = (
     "RETURN node.id AS id, 'vector' AS source, score, vector.similarity.cosine(node.embedding, $vector) AS cosine"
 )
 
-# The vector list with exact cosines, plus the exact cosine of full-text hits found earlier
-# (`$ids`), in one round trip: the full-text query ran while the question was being embedded.
-_VECTOR_AND_COSINES = (
-    "CALL () {{ "
-    "CALL db.index.vector.queryNodes($vector_index, $k, $vector) YIELD node, score "
-    "RETURN node.id AS id, 'vector' AS source, score, vector.similarity.cosine(node.embedding, $vector) AS cosine "
-    "UNION ALL "
-    "UNWIND $ids AS cid MATCH (n:{label} {{id: cid}}) WHERE n.embedding IS NOT NULL "
-    "RETURN n.id AS id, 'fulltext' AS source, null AS score, vector.similarity.cosine(n.embedding, $vector) AS cosine }} "
-    "RETURN id, source, score, cosine"
-)
-
-
-def vector_and_cosines(label: str) -> str:
-    if label not in SEARCHABLE_LABELS:
-        raise ValueError(f"not a searchable label: {label!r}")
-    return _VECTOR_AND_COSINES.format(label=label)
-
-
 # Exact cosine (Neo4j's normalized form (1 + cos) / 2, the same scale as the vector index
 # score) for a set of candidate ids of one label; `label` is chosen by code, never by a user.
 _COSINE_FOR_IDS = (
