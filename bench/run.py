@@ -222,7 +222,8 @@ class QuestionMaker:
         self.countries = sorted({c["country"] for c in self.companies})
         self.industries = sorted({c["industry"] for c in self.companies})
 
-    def make(self, mode: str) -> dict:
+    def make(self, mode: str, variant: int | None = None) -> dict:
+        """A question of the mode; `variant` picks one of the mode's wordings (random when None)."""
         r = self.rng
         t, topic = r.choice(TYPES), r.choice(TOPICS)
         if mode == "document":
@@ -231,7 +232,7 @@ class QuestionMaker:
         if mode == "clause_type":
             return {"q": f"Compare the {t.lower()} clauses of all suppliers.", "mode": "clause_type"}
         if mode == "attribute_gap":
-            if r.random() < 0.5:
+            if (r.random() < 0.5) if variant is None else variant % 2 == 0:
                 return {"q": f"Which high-spend suppliers lack a {t.lower()} clause?", "mode": "attribute"}
             return {"q": f"Which {r.choice(self.industries).lower()} suppliers in {r.choice(self.countries)} "
                          f"lack a {t.lower()} clause?", "mode": "attribute"}
@@ -265,7 +266,7 @@ def measure_queries(db, reps: int, seed: int) -> dict:
     out = {}
     for mode in MODES:
         ours, theirs, rows_ours, rows_peer, used_modes = [], [], [], [], {}
-        warm = [maker.make(mode) for _ in range(3)]
+        warm = [maker.make(mode, variant=i) for i in range(4)]  # every wording's query shape is planned once
         timed = [maker.make(mode) for _ in range(reps)]
         for idx, item in enumerate(warm + timed):
             t0 = time.perf_counter()
