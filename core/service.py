@@ -103,6 +103,20 @@ def sessions() -> SessionStore:
 # asking
 # ---------------------------------------------------------------------------------------
 
+_models_ready = False
+
+
+def _ensure_models() -> None:
+    """Load the embedding model and the planner's clause-type prototypes on the first question,
+    so that one question pays the one-time cost instead of whichever later one first needs it."""
+    global _models_ready
+    if not _models_ready:
+        from .planner import _prototype_matrix
+
+        _prototype_matrix()
+        _models_ready = True
+
+
 def _embed_fn():
     from .embeddings import get_embedder
 
@@ -132,6 +146,7 @@ def ask(question: str, mode: str = "auto", session: str | None = None, db: Datab
             _finish(llm_result, t_start, log)
             return llm_result
 
+    _ensure_models()
     t0 = time.perf_counter()
     vocab = graph_cache.vocabulary(db)
     plan = plan_question(question, vocab, ctx, forced_mode=None if mode in {"auto", "text2cypher"} else mode)
