@@ -234,10 +234,12 @@ class QuestionMaker:
         if mode == "attribute_gap":
             if (r.random() < 0.5) if variant is None else variant % 2 == 0:
                 return {"q": f"Which high-spend suppliers lack a {t.lower()} clause?", "mode": "attribute"}
-            return {"q": f"Which {r.choice(self.industries).lower()} suppliers in {r.choice(self.countries)} "
+            co = r.choice(self.companies)  # an industry/country pair that exists in the graph
+            return {"q": f"Which {co['industry'].lower()} suppliers in {co['country']} "
                          f"lack a {t.lower()} clause?", "mode": "attribute"}
         if mode == "attribute_clauses":
-            return {"q": f"{t} clauses of {r.choice(self.industries).lower()} companies in {r.choice(self.countries)}",
+            co = r.choice(self.companies)
+            return {"q": f"{t} clauses of {co['industry'].lower()} companies in {co['country']}",
                     "mode": "attribute"}
         if mode == "relay":
             ind = r.choice(self.industries)

@@ -120,7 +120,16 @@ def test_ingest_killed_mid_write_then_rerun_equals_clean_run(db, tmp_path):
         partial = db.read("MATCH (c:Clause) RETURN count(c) AS n")[0]["n"]
         assert 0 < partial < info.clauses, f"not killed mid-write ({partial} of {info.clauses} clauses)"
         # every agreement in the graph is whole: batches commit whole agreements or nothing
-        slas = db.read("MATCH (s:SLA) RETURN count(s) AS n")[0]["n"]
+        # a batch whose commit was already on its way when the client died still lands: wait until
+        # the agreement count holds still before reading the graph
+        slas, stable = -1, 0
+        for _ in range(120):
+            n = db.read("MATCH (s:SLA) RETURN count(s) AS n")[0]["n"]
+            stable = stable + 1 if n == slas else 0
+            slas = n
+            if stable >= 4:
+                break
+            time.sleep(0.25)
         # Right after the kill the server may still be rolling back the dead client's open
         # transaction; a per-agreement aggregate was seen to return no rows for a moment then.
         sizes: list = []
