@@ -267,7 +267,7 @@ def measure_queries(db, reps: int, seed: int) -> dict:
     total = db.read(CLAUSE_COUNT)[0]["n"]
     out = {}
     for mode in MODES:
-        ours, theirs, rows_ours, rows_peer, used_modes = [], [], [], [], {}
+        ours, theirs, rows_ours, rows_peer, used_modes, stages = [], [], [], [], {}, {}
         warm = [maker.make(mode, variant=i) for i in range(4)]  # every wording's query shape is planned once
         timed = [maker.make(mode) for _ in range(reps)]
         for idx, item in enumerate(warm + timed):
@@ -284,13 +284,18 @@ def measure_queries(db, reps: int, seed: int) -> dict:
             if idx < len(warm):
                 continue
             ours.append(ms_ours)
+            for stage, ms in res.timings_ms.items():
+                stages.setdefault(stage, []).append(ms)
             rows_ours.append(len(res.evidence))
             used_modes[res.mode] = used_modes.get(res.mode, 0) + 1
             if ms_peer is not None:
                 theirs.append(ms_peer)
                 rows_peer.append(n_peer)
         entry = {"ours": percentiles(ours), "ours_mean_evidence": round(sum(rows_ours) / max(len(rows_ours), 1), 2),
-                 "modes_used": used_modes, "example": timed[0]["q"] if timed else None}
+                 "modes_used": used_modes, "example": timed[0]["q"] if timed else None,
+                 # where our time goes: median ms of each stage the service times (plan, embed, count,
+                 # search, query, compose; "total" is the service's own wall time)
+                 "ours_stages_p50": {k: percentiles(v)["p50"] for k, v in sorted(stages.items())}}
         if theirs:
             entry["peer"] = percentiles(theirs)
             entry["peer_mean_results"] = round(sum(rows_peer) / max(len(rows_peer), 1), 2)
@@ -443,6 +448,13 @@ def markdown(res: dict) -> str:
             lines.append(f"| gap report ({g['companies']:,} suppliers) | {_fmt(g['latency_ms']['p50'])} | "
                          f"{_fmt(g['latency_ms']['p95'])} | {_fmt(g['latency_ms']['p99'])} | — | — | — | — |")
         lines.append("")
+        staged = {m: e["ours_stages_p50"] for m, e in q.items() if e.get("ours_stages_p50")}
+        if staged:
+            lines += ["Where our time goes (median ms per stage; `retrieve.*` are parts of `retrieve`):", ""]
+            for mode, st in staged.items():
+                parts = ", ".join(f"{k} {_fmt(v)}" for k, v in st.items() if k != "total")
+                lines.append(f"- {mode}: {parts}")
+            lines.append("")
     cc = res.get("concurrency")
     if cc:
         lines += ["## Concurrency", "", f"{cc['clients']} clients, {cc['questions']} mixed questions: "

@@ -23,6 +23,14 @@ class Vocabulary:
     agreements: list[dict] = field(default_factory=list)     # id, company, service_name, governing_law
     clause_types: list[str] = field(default_factory=list)
     spend_years: list[int] = field(default_factory=list)
+    clause_type_counts: dict[str, int] = field(default_factory=dict)  # clauses classified as each type
+
+    @cached_property
+    def clause_statistics(self):
+        """Filter selectivity from these values (core.selectivity), built on first use."""
+        from .selectivity import ClauseStatistics
+
+        return ClauseStatistics(self)
 
     @cached_property
     def countries(self) -> list[str]:
@@ -66,11 +74,13 @@ def generation() -> int:
 
 
 def _load(db: Database) -> Vocabulary:
+    types = db.read(q.CLAUSE_TYPES)
     return Vocabulary(
         companies=db.read(q.COMPANIES),
         agreements=db.read(q.AGREEMENTS),
-        clause_types=[r["name"] for r in db.read(q.CLAUSE_TYPES)],
+        clause_types=[r["name"] for r in types],
         spend_years=[r["year"] for r in db.read(q.SPEND_YEARS)],
+        clause_type_counts={r["name"]: r["clauses"] for r in types},
     )
 
 

@@ -18,6 +18,7 @@ RELAY_K = 6
 RELAY_PER_AGREEMENT = 2
 RELAY_EXACT_MAX = 3000       # filtered sets up to this size are searched exactly
 RELAY_POOL_MAX = 1000        # first vector candidate pool at most this large (it grows x4 if short)
+RELAY_POOL_FACTOR = 3        # first pool = k x this / the filters' share of the corpus
 RELAY_MIN_SCORE = 0.60       # Neo4j cosine score (1 + cos) / 2: below this a clause is off-topic
 
 
@@ -142,6 +143,14 @@ class AttributeRetriever(Retriever):
         return self._run(q.companies(active, spend), params)
 
 
+@dataclass(frozen=True)
+class _Counts:
+    total: int
+    typed: int
+    n: int
+    source: str  # "vocabulary" (estimated, no round trip) or "database" (counted)
+
+
 class RelayRetriever(Retriever):
     """Vector search, then walk back HAS_CLAUSE/HAS_SLA and filter by attributes.
 
@@ -167,32 +176,64 @@ class RelayRetriever(Retriever):
         active = active_filters(params)
         spend = params["spend_key"]
         candidates = max(RELAY_K * 10, 50)
+        t0 = time.perf_counter()
+        counts = self._clause_counts(active, params, spend, filtered)
+        total = counts.total
         if filtered:
-            count_q = q.filtered_clause_count(active, spend)
-            counts = self.db.read(count_q, q.used_params(count_q, params))[0]
-            total, n_filtered = counts["total"], counts["n"]
             # the exact path walks every clause of the filtered agreements (and scores those of the
-            # asked types): its cost follows n_filtered
-            n_scored = int(n_filtered * counts["typed"] / max(total, 1))
-            if n_filtered <= RELAY_EXACT_MAX:
+            # asked types): its cost follows n
+            n_scored = int(counts.n * counts.typed / max(total, 1))
+            if counts.n <= RELAY_EXACT_MAX:
+                t_count = (time.perf_counter() - t0) * 1000
                 res = self._run(q.relay_exact(active, spend), params)
-                trace.append({"strategy": "exact", "filtered_clauses": n_filtered, "scored_estimate": n_scored,
-                              "returned": len(res.rows)})
+                res.timings_ms["count"] = round(t_count, 2)
+                trace.append({"strategy": "exact", "filtered_clauses": counts.n, "scored_estimate": n_scored,
+                              "counted_by": counts.source, "returned": len(res.rows)})
                 return self._finish(res, trace, t_embed, scanned=n_scored)
             # size the first pool by the filters' share of the corpus (attributes x types), so that
-            # usually one round finds k survivors (x4 for the per-agreement cap and the score floor)
-            share = (n_filtered / max(total, 1)) * (counts["typed"] / max(total, 1))
-            candidates = max(candidates, min(RELAY_POOL_MAX, int(RELAY_K * 4 / max(share, 1e-6))))
-        else:
-            total = self.db.read(q.TOTAL_CLAUSES)[0]["n"]
+            # usually one round finds k survivors (x3 for the per-agreement cap and the score floor:
+            # x2 left about one question in eight short on a 100,000-clause graph)
+            share = (counts.n / max(total, 1)) * (counts.typed / max(total, 1))
+            candidates = max(candidates, min(RELAY_POOL_MAX, int(RELAY_K * RELAY_POOL_FACTOR / max(share, 1e-6))))
+        t_count = (time.perf_counter() - t0) * 1000
+        rounds_ms = 0.0
         while True:
             params["candidates"] = min(candidates, max(total, 1))
             res = self._run(q.relay_vector(active, spend), params)
-            trace.append({"strategy": "vector", "candidates": params["candidates"], "returned": len(res.rows)})
-            if len(res.rows) >= RELAY_K or params["candidates"] >= total:
+            rounds_ms += res.timings_ms["query"]
+            trace.append({"strategy": "vector", "candidates": params["candidates"], "counted_by": counts.source,
+                          "returned": len(res.rows)})
+            if len(res.rows) >= RELAY_K:
                 break
+            if params["candidates"] >= total:
+                if counts.source == "database":
+                    break
+                # the vocabulary's total may predate another writer's clauses: ask the database once
+                total = self.db.read(q.TOTAL_CLAUSES)[0]["n"]
+                counts = _Counts(total, total, total, "database")
+                if params["candidates"] >= total:
+                    break
             candidates *= 4
+        res.timings_ms.update(count=round(t_count, 2), query=round(rounds_ms, 2))
         return self._finish(res, trace, t_embed, scanned=params["candidates"])
+
+    def _clause_counts(self, active: set[str], params: dict, spend: str, filtered: bool) -> "_Counts":
+        """Clause counts for pool sizing: from the cached vocabulary when it can tell (no round
+        trip), else counted in the database (spend and date filters, graphs without counts)."""
+        from . import graph_cache
+
+        try:
+            est = graph_cache.vocabulary(self.db).clause_statistics.estimate(params, active)
+        except Exception:  # noqa: BLE001 - an estimate is an optimisation; the database can always count
+            est = None
+        if est is not None and est.total > 0:
+            return _Counts(est.total, est.typed, est.n if filtered else est.total, "vocabulary")
+        if not filtered:
+            total = self.db.read(q.TOTAL_CLAUSES)[0]["n"]
+            return _Counts(total, total, total, "database")
+        count_q = q.filtered_clause_count(active, spend)
+        row = self.db.read(count_q, q.used_params(count_q, params))[0]
+        return _Counts(row["total"], row["typed"], row["n"], "database")
 
     def _finish(self, res: Retrieval, trace: list, t_embed: float, scanned: int) -> Retrieval:
         res.trace = trace
@@ -208,7 +249,7 @@ class HybridRetriever(Retriever):
     name = "hybrid"
 
     def retrieve(self, plan: Plan, embed=None) -> Retrieval:
-        from .search import hybrid_search
+        from .search import DEFAULT_CANDIDATES, DEFAULT_PHRASE_BOOST, DEFAULT_WEIGHTS, fulltext_query
 
         text = plan.params.get("text") or ""
         if not text or embed is None:
@@ -216,12 +257,17 @@ class HybridRetriever(Retriever):
         t0 = time.perf_counter()
         vector = embed(text)
         t_embed = (time.perf_counter() - t0) * 1000
-        hits = hybrid_search(self.db, text, vector, k=RELAY_K * 3, per_agreement_cap=RELAY_PER_AGREEMENT)
         params = base_params(plan)
-        params.update(ids=[h.clause_id for h in hits], scores=[float(h.score) for h in hits], k=RELAY_K)
-        res = self._run(q.clauses_by_id(active_filters(params) - {"types"}, params["spend_key"]), params)
+        lucene = fulltext_query(text, phrase_boost=DEFAULT_PHRASE_BOOST)
+        params.update(vector=vector, query=lucene, candidates=DEFAULT_CANDIDATES, k=RELAY_K,
+                      per_agreement=RELAY_PER_AGREEMENT, w_fulltext=DEFAULT_WEIGHTS["fulltext"],
+                      w_vector=DEFAULT_WEIGHTS["vector"])
+        # a clause type the planner read into the words is searched for, not required
+        active = active_filters(params) - {"types"}
+        res = self._run(q.hybrid_fused(active, params["spend_key"], fulltext=bool(lucene)), params)
         res.timings_ms["embed"] = round(t_embed, 2)
-        res.trace = [{"strategy": "rrf", "hits": len(hits), "sources": [h.sources for h in hits[:RELAY_K]]}]
+        res.trace = [{"strategy": "linear", "candidates_per_index": DEFAULT_CANDIDATES,
+                      "weights": dict(DEFAULT_WEIGHTS), "fulltext_query": lucene or None, "returned": len(res.rows)}]
         return res
 
 

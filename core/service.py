@@ -158,14 +158,14 @@ def ask(question: str, mode: str = "auto", session: str | None = None, db: Datab
 
 
 def _run_plan(plan: Plan, db: Database, result: Result) -> None:
+    if plan.mode in {"relay", "hybrid"} and plan.intent != "unknown" and not plan.params.get("text"):
+        plan.params["text"] = result.question  # searched for as asked; shown in the plan
     result.plan = plan.to_dict()
     result.mode = plan.mode
     if plan.intent == "unknown" or plan.mode not in RETRIEVERS:
         result.answer = compose_answer(plan, [], [])
         result.warnings.append("the question could not be mapped; nothing was run")
         return
-    if plan.mode in {"relay", "hybrid"} and not plan.params.get("text"):
-        plan.params["text"] = result.question
     if plan.mode == "clause_type" and not plan.params.get("types"):
         result.answer = ("Clause-type mode needs a clause type in the question (e.g. 'termination clauses'); "
                          "none was recognised.")

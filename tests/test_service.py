@@ -110,6 +110,94 @@ def test_relay_never_returns_a_company_outside_the_filter(graph):
     assert max(per_agreement.values()) <= 2
 
 
+def _database_counts(db, params):
+    from core.queries import retrieval as q
+    from core.retrievers import active_filters, base_params
+    from core.result import Plan
+
+    full = base_params(Plan(intent="relay", mode="relay", params=params))
+    active = active_filters(full)
+    cy = q.filtered_clause_count(active, full["spend_key"])
+    return full, active, db.read(cy, q.used_params(cy, full))[0]
+
+
+def test_vocabulary_clause_counts_match_the_database(graph):
+    """Relay sizes its pool from the vocabulary instead of a count query: the estimate must be
+    the count the database gives, for every filter the vocabulary can evaluate."""
+    vocab = graph_cache.vocabulary(graph)
+    stats = vocab.clause_statistics
+    co = vocab.companies
+    laws = vocab.governing_laws
+    cases = [{}]
+    cases += [{"countries": [c]} for c in vocab.countries] + [{"industries": [i]} for i in vocab.industries]
+    cases += [{"cities": [c]} for c in vocab.cities[:5]] + [{"types": [t]} for t in vocab.clause_types]
+    cases += [{"companies": [co[0]["name"], co[-1]["name"]]}, {"sla_ids": [vocab.agreements[0]["id"]]},
+              {"countries": [co[0]["country"]], "industries": [co[0]["industry"]], "types": vocab.clause_types[:2]},
+              {"industries": vocab.industries[:2], "cities": vocab.cities[:3]},
+              {"countries": ["Atlantis"]}]
+    if laws:
+        cases += [{"governing_laws": [laws[0]]}, {"governing_laws": laws[:1], "countries": vocab.countries[:2]}]
+    for params in cases:
+        full, active, expected = _database_counts(graph, params)
+        est = stats.estimate(full, active)
+        assert est is not None, params
+        assert (est.total, est.typed, est.n) == (expected["total"], expected["typed"], expected["n"]), params
+    full, active, _ = _database_counts(graph, {"spend_min": 100000})
+    assert stats.estimate(full, active) is None, "spend filters are not in the vocabulary: count in the database"
+
+
+def test_relay_counts_without_a_round_trip_and_survives_a_stale_vocabulary(graph):
+    import dataclasses
+    import time as _time
+
+    r = ask("Clauses of healthcare suppliers about keeping devices running", db=graph, log=False)
+    assert r.mode == "relay" and {t.get("counted_by") for t in r.trace} == {"vocabulary"}
+    from core.embeddings import get_embedder
+    from core.result import Plan
+    from core.retrievers import RelayRetriever
+
+    spend = Plan(intent="relay", mode="relay", params={"text": "keeping devices running", "spend_min": 1})
+    res = RelayRetriever(graph).retrieve(spend, embed=get_embedder().encode_one)
+    assert {t["counted_by"] for t in res.trace} == {"database"}, "spend is not in the vocabulary"
+    # another writer added clauses the cached vocabulary does not know: far too small a total
+    vocab = graph_cache.vocabulary(graph)
+    stale = dataclasses.replace(vocab, agreements=[dict(a, clause_count=1) for a in vocab.agreements[:2]])
+    anywhere = Plan(intent="relay", mode="relay", params={"text": "what happens if power is lost"})
+    real = RelayRetriever(graph).retrieve(anywhere, embed=get_embedder().encode_one)
+    try:
+        with graph_cache._lock:
+            graph_cache._cache[graph.uri] = (_time.monotonic(), stale)
+        res = RelayRetriever(graph).retrieve(anywhere, embed=get_embedder().encode_one)
+    finally:
+        graph_cache.invalidate()
+    assert len(real.rows) == 6 and [r["clause_id"] for r in res.rows] == [r["clause_id"] for r in real.rows]
+    assert [t["counted_by"] for t in res.trace] == ["vocabulary", "database"], res.trace
+
+
+def test_hybrid_mode_ranks_in_cypher_exactly_as_the_search_library(graph, embedder):
+    """Hybrid mode fuses inside its one query (core.queries.retrieval.hybrid_fused); the search
+    library (core.search.hybrid_search, what the ACORD evaluation scores) fuses in Python. Same
+    candidates, same blend, same cap: the same clauses in the same order with the same scores."""
+    from core import search
+
+    assert (search.DEFAULT_FUSION, search.DEFAULT_NORMALIZE) == ("linear", "max"), \
+        "hybrid_fused implements linear fusion normalized by the max: change both together"
+    compared = 0
+    for text in ["backup restoration after an outage", "notice period for ending the contract",
+                 "personal data breach", "invoices and late payment interest", "服务水平 赔偿"]:
+        r = ask(text, mode="hybrid", db=graph, log=False)
+        params = r.plan["params"]
+        assert not any(params.get(k) for k in ("companies", "sla_ids", "countries", "industries", "cities")), text
+        lib = search.hybrid_search(graph, params["text"], embedder.encode_one(params["text"]), k=6,
+                                   per_agreement_cap=2)
+        assert [row["clause_id"] for row in r.rows] == [h.clause_id for h in lib], text
+        assert [row["score"] for row in r.rows] == pytest.approx([h.score for h in lib], abs=1e-6), text
+        compared += len(lib)
+    assert compared >= 20
+    again = graph.read(r.cypher, r.params)
+    assert again == r.rows, "the Cypher shown re-runs to the rows shown"
+
+
 def test_gap_counts_only_assigned_types(graph):
     before = ask("Which suppliers lack a liability clause?", db=graph, log=False)
     liab = graph.read("MATCH (co:Company)-[:HAS_SLA]->(:SLA)-[:HAS_CLAUSE]->(c:Clause)-[:OF_TYPE]->(:ClauseType "

@@ -209,17 +209,19 @@ def _clause_scope(active, spend) -> str:
     return where(conds)
 
 
-_CAPPED_RETURN = """WHERE score >= $min_score
-WITH co, s, c, r, t, score ORDER BY score DESC
-WITH s, collect({company: co.name, clause_id: c.id, clause_title: c.title, clause_type: t.name,
-                 confidence: r.confidence, method: r.method, position: c.position, text: c.text,
-                 score: score})[0..$per_agreement] AS best
+# Per-agreement cap, then the best $k. Only node references travel through the cap; properties
+# (the clause text above all) are read for the $k rows returned, not for every candidate.
+_CAP_AND_RETURN = """WITH co, s, c, r, t, score ORDER BY score DESC
+WITH s, collect({co: co, c: c, r: r, t: t, score: score})[0..$per_agreement] AS best
 UNWIND best AS row
-RETURN row.company AS company, s.id AS sla_id, row.clause_id AS clause_id, row.clause_title AS clause_title,
-       row.clause_type AS clause_type, row.confidence AS confidence, row.method AS method,
-       row.position AS position, row.text AS text, row.score AS score
-ORDER BY score DESC, clause_id
-LIMIT $k"""
+WITH s, row.co AS co, row.c AS c, row.r AS r, row.t AS t, row.score AS score
+ORDER BY score DESC, c.id
+LIMIT $k
+RETURN co.name AS company, s.id AS sla_id, c.id AS clause_id, c.title AS clause_title,
+       t.name AS clause_type, r.confidence AS confidence, r.method AS method,
+       c.position AS position, c.text AS text, score
+ORDER BY score DESC, clause_id"""
+_CAPPED_RETURN = "WHERE score >= $min_score\n" + _CAP_AND_RETURN
 
 
 def relay_vector(active, spend="spend_latest") -> str:
@@ -277,14 +279,29 @@ def filtered_clause_count(active, spend="spend_latest") -> str:
 RETURN total, {typed_return}, coalesce(sum(s.clause_count), 0) AS n""".replace("\n\n", "\n")
 
 
-def clauses_by_id(active, spend="spend_latest") -> str:
-    """Context for clauses found by search (hybrid mode), filtered by the question's attributes."""
-    return f"""UNWIND range(0, size($ids) - 1) AS i
-MATCH (co:Company)-[:HAS_SLA]->(s:SLA)-[:HAS_CLAUSE]->(c:Clause {{id: $ids[i]}})-[r:OF_TYPE]->(t:ClauseType)
+def hybrid_fused(active, spend="spend_latest", fulltext: bool = True) -> str:
+    """Hybrid in one query: `$candidates` BM25 hits and `$candidates` vector hits, each re-scored
+    by exact cosine (the index's quantized score is not), fused as `core.search.linear_fuse` does
+    with normalize="max" ($w_fulltext x BM25/max + $w_vector x cosine/max, a missing score counts
+    0), then the question's filters, at most `$per_agreement` per agreement, the best `$k`.
+    One round trip, and the Cypher shown re-runs to the rows shown. `fulltext=False` when the
+    question has no searchable words."""
+    bm25 = ("CALL db.index.fulltext.queryNodes('clause_text', $query, {limit: $candidates}) YIELD node, score\n"
+            "  RETURN node, score AS bm25\n  UNION ALL\n  ") if fulltext else ""
+    return f"""CALL () {{
+  {bm25}CALL db.index.vector.queryNodes('clause_embeddings', $candidates, $vector) YIELD node
+  RETURN node, null AS bm25
+}}
+WITH node AS c, max(bm25) AS bm25
+WITH c, bm25, vector.similarity.cosine(c.embedding, $vector) AS cosine
+WITH collect({{c: c, bm25: bm25, cosine: cosine}}) AS pool, max(bm25) AS top_bm25, max(cosine) AS top_cosine
+UNWIND pool AS x
+WITH x.c AS c,
+     $w_fulltext * CASE WHEN top_bm25 > 0 THEN coalesce(x.bm25 / top_bm25, 0.0) ELSE 0.0 END +
+     $w_vector * CASE WHEN top_cosine > 0 THEN coalesce(x.cosine / top_cosine, 0.0) ELSE 0.0 END AS score
+MATCH (co:Company)-[:HAS_SLA]->(s:SLA)-[:HAS_CLAUSE]->(c)-[r:OF_TYPE]->(t:ClauseType)
 {_clause_scope(active, spend)}
-{CLAUSE_RETURN}, $scores[i] AS score
-ORDER BY score DESC
-LIMIT $k""".replace("\n\n", "\n")
+{_CAP_AND_RETURN}""".replace("\n\n", "\n")
 
 
 TOTAL_CLAUSES = "MATCH (c:Clause) RETURN count(c) AS n"

@@ -8,9 +8,13 @@ RETURN c.name AS name, coalesce(c.aliases, []) AS aliases, c.country AS country,
 """
 AGREEMENTS = """
 MATCH (co:Company)-[:HAS_SLA]->(s:SLA)
-RETURN s.id AS id, co.name AS company, s.service_name AS service_name, s.governing_law AS governing_law
+RETURN s.id AS id, co.name AS company, s.service_name AS service_name, s.governing_law AS governing_law,
+       s.clause_count AS clause_count
 """
-CLAUSE_TYPES = "MATCH (t:ClauseType) RETURN t.name AS name, t.description AS description ORDER BY name"
+CLAUSE_TYPES = """
+MATCH (t:ClauseType)
+RETURN t.name AS name, t.description AS description, COUNT { (t)<-[:OF_TYPE]-() } AS clauses ORDER BY name
+"""
 SPEND_YEARS = """
 MATCH (c:Company)
 UNWIND keys(c) AS k
