@@ -533,7 +533,11 @@ def link_clause_types(question: str) -> tuple[list[str], dict[str, str], str | N
     for m in re.finditer(r"((?:[a-z\-']+\s+){1,4})(clauses?|provisions?)\b", q):
         words = [w for w in m.group(1).split() if not PHRASE_STOP.fullmatch(w)]
         phrase = " ".join(words)
-        if phrase and not any(phrase in p for p in found.values()):
+        # "... lack a liability clause": the words before "clause" end with a type already named, so
+        # there is nothing left to interpret (and embedding the phrase would cost a model call)
+        named = [m2.group(1) for v in found.values() for m2 in [re.search(r"'(.+)'", v)] if m2]
+        if phrase and not any(phrase in p for p in found.values()) and not any(
+                re.search(r"(?<![a-z])" + re.escape(n) + r"(?:s|es)?$", phrase) for n in named):
             tname, sim = semantic_type(phrase)
             if tname and tname not in found:
                 found[tname] = f"meaning of '{phrase}' ({sim:.2f})"
