@@ -190,10 +190,13 @@ class RelayRetriever(Retriever):
                 trace.append({"strategy": "exact", "filtered_clauses": counts.n, "scored_estimate": n_scored,
                               "counted_by": counts.source, "returned": len(res.rows)})
                 return self._finish(res, trace, t_embed, scanned=n_scored)
-            # size the first pool by the filters' share of the corpus (attributes x types), so that
-            # usually one round finds k survivors (x3 for the per-agreement cap and the score floor:
-            # x2 left about one question in eight short on a 100,000-clause graph)
-            share = (counts.n / max(total, 1)) * (counts.typed / max(total, 1))
+            # size the first pool by the attribute filters' share of the corpus, so that usually one
+            # round finds k survivors (x3 for the per-agreement cap and the score floor: x2 left about
+            # one question in eight short on a 100,000-clause graph). An asked type does not shrink
+            # the share: the topic already steers the vector search to clauses of that type (sized
+            # by attributes x types, pools were 5x larger and never needed: 0 of 12 typed questions
+            # came up short without it); a short round grows the pool.
+            share = counts.n / max(total, 1)
             candidates = max(candidates, min(RELAY_POOL_MAX, int(RELAY_K * RELAY_POOL_FACTOR / max(share, 1e-6))))
         t_count = (time.perf_counter() - t0) * 1000
         rounds_ms = 0.0
