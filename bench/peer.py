@@ -6,6 +6,7 @@ with the retrieval query a user of the library would write (bench.queries).
 """
 from __future__ import annotations
 
+import time
 import warnings
 
 from bench import queries as bq
@@ -21,9 +22,13 @@ def _embedder_class():
         def __init__(self, inner):
             super().__init__()
             self.inner = inner
+            self.last_ms = 0.0  # the latest embedding's time, so reports can split embed / retrieval
 
         def embed_query(self, text: str) -> list[float]:
-            return self.inner.encode_one(text)
+            t0 = time.perf_counter()
+            vector = self.inner.encode_one(text)
+            self.last_ms = (time.perf_counter() - t0) * 1000
+            return vector
 
     return SameModelEmbedder
 

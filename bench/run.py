@@ -55,7 +55,7 @@ def parse_args(argv):
     p.add_argument("--embed-sample", type=int, default=None,
                    help="agreements whose clauses are embedded for real to measure the embed stage (default 50)")
     p.add_argument("--naive-agreements", type=int, default=None, help="agreements loaded by the naive loader (default 100)")
-    p.add_argument("--reps", type=int, default=None, help="timed questions per mode (default 40)")
+    p.add_argument("--reps", type=int, default=None, help="timed questions per mode (default 100)")
     p.add_argument("--gap-reps", type=int, default=None, help="timed gap reports (default 8)")
     p.add_argument("--clients", type=int, default=8, help="concurrency: parallel clients")
     p.add_argument("--concurrent-questions", type=int, default=None, help="concurrency: questions in all (default 160)")
@@ -71,7 +71,7 @@ def parse_args(argv):
     a.suppliers = a.suppliers if a.suppliers is not None else (30 if q else 10_000)
     a.embed_sample = a.embed_sample if a.embed_sample is not None else (4 if q else 50)
     a.naive_agreements = a.naive_agreements if a.naive_agreements is not None else (4 if q else 100)
-    a.reps = a.reps if a.reps is not None else (3 if q else 40)
+    a.reps = a.reps if a.reps is not None else (3 if q else 100)
     a.gap_reps = a.gap_reps if a.gap_reps is not None else (2 if q else 8)
     a.concurrent_questions = a.concurrent_questions if a.concurrent_questions is not None else (12 if q else 160)
     a.soak_questions = a.soak_questions if a.soak_questions is not None else (24 if q else 800)
@@ -267,7 +267,7 @@ def measure_queries(db, reps: int, seed: int) -> dict:
     total = db.read(CLAUSE_COUNT)[0]["n"]
     out = {}
     for mode in MODES:
-        ours, theirs, rows_ours, rows_peer, used_modes, stages = [], [], [], [], {}, {}
+        ours, theirs, rows_ours, rows_peer, used_modes, stages, peer_embed = [], [], [], [], {}, {}, []
         warm = [maker.make(mode, variant=i) for i in range(4)]  # every wording's query shape is planned once
         timed = [maker.make(mode) for _ in range(reps)]
         for idx, item in enumerate(warm + timed):
@@ -291,6 +291,7 @@ def measure_queries(db, reps: int, seed: int) -> dict:
             if ms_peer is not None:
                 theirs.append(ms_peer)
                 rows_peer.append(n_peer)
+                peer_embed.append(peer.embedder.last_ms)
         entry = {"ours": percentiles(ours), "ours_mean_evidence": round(sum(rows_ours) / max(len(rows_ours), 1), 2),
                  "modes_used": used_modes, "example": timed[0]["q"] if timed else None,
                  # where our time goes: median ms of each stage the service times (plan, embed, count,
@@ -301,6 +302,8 @@ def measure_queries(db, reps: int, seed: int) -> dict:
             entry["peer_mean_results"] = round(sum(rows_peer) / max(len(rows_peer), 1), 2)
             entry["ratio_p50"] = round(entry["ours"]["p50"] / entry["peer"]["p50"], 2)
             entry["ratio_p95"] = round(entry["ours"]["p95"] / entry["peer"]["p95"], 2)
+            entry["peer_stages_p50"] = {"embed": percentiles(peer_embed)["p50"],
+                                        "retrieve": percentiles([t - e for t, e in zip(theirs, peer_embed)])["p50"]}
         out[mode] = entry
         log(f"  {mode}: ours P50 {entry['ours']['p50']} / P95 {entry['ours']['p95']} ms"
             + (f"; peer P50 {entry['peer']['p50']} / P95 {entry['peer']['p95']} ms" if theirs else ""))
@@ -453,7 +456,10 @@ def markdown(res: dict) -> str:
             lines += ["Where our time goes (median ms per stage; `retrieve.*` are parts of `retrieve`):", ""]
             for mode, st in staged.items():
                 parts = ", ".join(f"{k} {_fmt(v)}" for k, v in st.items() if k != "total")
-                lines.append(f"- {mode}: {parts}")
+                peer = q[mode].get("peer_stages_p50")
+                theirs = (f"; neo4j-graphrag: embed {_fmt(peer['embed'])}, retrieval {_fmt(peer['retrieve'])}"
+                          if peer else "")
+                lines.append(f"- {mode}: {parts}{theirs}")
             lines.append("")
     cc = res.get("concurrency")
     if cc:
