@@ -13,6 +13,7 @@ from functools import cached_property
 
 from .db import Database, get_database
 from .queries import vocab as q
+from .selectivity import ClauseStatistics
 
 TTL_S = 300.0
 
@@ -26,10 +27,8 @@ class Vocabulary:
     clause_type_counts: dict[str, int] = field(default_factory=dict)  # clauses classified as each type
 
     @cached_property
-    def clause_statistics(self):
-        """Filter selectivity from these values (core.selectivity), built on first use."""
-        from .selectivity import ClauseStatistics
-
+    def clause_statistics(self) -> ClauseStatistics:
+        """Filter selectivity from these values (relay's pool sizing); `_load` builds it."""
         return ClauseStatistics(self)
 
     @cached_property
@@ -75,13 +74,16 @@ def generation() -> int:
 
 def _load(db: Database) -> Vocabulary:
     types = db.read(q.CLAUSE_TYPES)
-    return Vocabulary(
+    vocab = Vocabulary(
         companies=db.read(q.COMPANIES),
         agreements=db.read(q.AGREEMENTS),
         clause_types=[r["name"] for r in types],
         spend_years=[r["year"] for r in db.read(q.SPEND_YEARS)],
         clause_type_counts={r["name"]: r["clauses"] for r in types},
     )
+    vocab.clause_statistics  # noqa: B018 - tens of ms at 10,000 suppliers: here (often in the
+    # background refresh), not inside whichever relay question first needs it
+    return vocab
 
 
 _refreshing: set[str] = set()

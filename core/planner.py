@@ -503,6 +503,7 @@ def link_clause_types(question: str) -> tuple[list[str], dict[str, str], str | N
     """Types named or described in the question; also the leftover topic for relay search."""
     q = question.lower()
     found: dict[str, str] = {}
+    named: list[str] = []  # English phrases that named or described a type (described-types pass)
     for phrase, tname, weight in _type_phrases_longest_first():
         if tname in found or phrase not in q:  # the regexes below need the phrase as a substring
             continue
@@ -516,6 +517,7 @@ def link_clause_types(question: str) -> tuple[list[str], dict[str, str], str | N
                 # body keywords count only when they describe a clause, not a company or a topic
                 if weight >= 1.0 or re.search(r"(?<![a-z])" + stem + r"(?![a-z])[\w\s-]{0,25}\b(clauses?|provisions?|sections?|terms)\b", q):
                     found[tname] = f"{'name' if weight >= 1.0 else 'keyword'} '{phrase}'"
+                    named.append(phrase)
     # Chinese "<词>条款": match the words before 条款 against the types' Chinese keywords.
     for m in re.finditer(r"([\u4e00-\u9fff]{2,10})(?:条款|规定|条)", question):
         phrase = m.group(1)
@@ -535,12 +537,12 @@ def link_clause_types(question: str) -> tuple[list[str], dict[str, str], str | N
         phrase = " ".join(words)
         # "... lack a liability clause": the words before "clause" end with a type already named, so
         # there is nothing left to interpret (and embedding the phrase would cost a model call)
-        named = [m2.group(1) for v in found.values() for m2 in [re.search(r"'(.+)'", v)] if m2]
         if phrase and not any(phrase in p for p in found.values()) and not any(
                 re.search(r"(?<![a-z])" + re.escape(n) + r"(?:s|es)?$", phrase) for n in named):
             tname, sim = semantic_type(phrase)
             if tname and tname not in found:
                 found[tname] = f"meaning of '{phrase}' ({sim:.2f})"
+                named.append(phrase)
     t = TOPIC.search(question)
     if t:
         topic = (t.group(2) or t.group(3) or "").strip(" ?.!。？")

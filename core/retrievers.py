@@ -9,9 +9,11 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import graph_cache
 from .db import Database
 from .queries import retrieval as q
 from .result import Plan
+from .selectivity import ClauseCounts
 
 MAX_ROWS = 200
 RELAY_K = 6
@@ -143,14 +145,6 @@ class AttributeRetriever(Retriever):
         return self._run(q.companies(active, spend), params)
 
 
-@dataclass(frozen=True)
-class _Counts:
-    total: int
-    typed: int
-    n: int
-    source: str  # "vocabulary" (estimated, no round trip) or "database" (counted)
-
-
 class RelayRetriever(Retriever):
     """Vector search, then walk back HAS_CLAUSE/HAS_SLA and filter by attributes.
 
@@ -178,17 +172,17 @@ class RelayRetriever(Retriever):
         candidates = max(RELAY_K * 10, 50)
         t0 = time.perf_counter()
         counts = self._clause_counts(active, params, spend, filtered)
-        total = counts.total
+        t_count = (time.perf_counter() - t0) * 1000
+        total, counted_by = counts.total, counts.source
         if filtered:
             # the exact path walks every clause of the filtered agreements (and scores those of the
             # asked types): its cost follows n
             n_scored = int(counts.n * counts.typed / max(total, 1))
             if counts.n <= RELAY_EXACT_MAX:
-                t_count = (time.perf_counter() - t0) * 1000
                 res = self._run(q.relay_exact(active, spend), params)
                 res.timings_ms["count"] = round(t_count, 2)
                 trace.append({"strategy": "exact", "filtered_clauses": counts.n, "scored_estimate": n_scored,
-                              "counted_by": counts.source, "returned": len(res.rows)})
+                              "counted_by": counted_by, "returned": len(res.rows)})
                 return self._finish(res, trace, t_embed, scanned=n_scored)
             # size the first pool by the attribute filters' share of the corpus, so that usually one
             # round finds k survivors (x3 for the per-agreement cap and the score floor: x2 left about
@@ -198,45 +192,41 @@ class RelayRetriever(Retriever):
             # came up short without it); a short round grows the pool.
             share = counts.n / max(total, 1)
             candidates = max(candidates, min(RELAY_POOL_MAX, int(RELAY_K * RELAY_POOL_FACTOR / max(share, 1e-6))))
-        t_count = (time.perf_counter() - t0) * 1000
         rounds_ms = 0.0
         while True:
             params["candidates"] = min(candidates, max(total, 1))
             res = self._run(q.relay_vector(active, spend), params)
             rounds_ms += res.timings_ms["query"]
-            trace.append({"strategy": "vector", "candidates": params["candidates"], "counted_by": counts.source,
+            trace.append({"strategy": "vector", "candidates": params["candidates"], "counted_by": counted_by,
                           "returned": len(res.rows)})
             if len(res.rows) >= RELAY_K:
                 break
             if params["candidates"] >= total:
-                if counts.source == "database":
+                if counted_by == "database":
                     break
                 # the vocabulary's total may predate another writer's clauses: ask the database once
-                total = self.db.read(q.TOTAL_CLAUSES)[0]["n"]
-                counts = _Counts(total, total, total, "database")
+                total, counted_by = self.db.read(q.TOTAL_CLAUSES)[0]["n"], "database"
                 if params["candidates"] >= total:
                     break
             candidates *= 4
         res.timings_ms.update(count=round(t_count, 2), query=round(rounds_ms, 2))
         return self._finish(res, trace, t_embed, scanned=params["candidates"])
 
-    def _clause_counts(self, active: set[str], params: dict, spend: str, filtered: bool) -> "_Counts":
+    def _clause_counts(self, active: set[str], params: dict, spend: str, filtered: bool) -> ClauseCounts:
         """Clause counts for pool sizing: from the cached vocabulary when it can tell (no round
         trip), else counted in the database (spend and date filters, graphs without counts)."""
-        from . import graph_cache
-
         try:
             est = graph_cache.vocabulary(self.db).clause_statistics.estimate(params, active)
         except Exception:  # noqa: BLE001 - an estimate is an optimisation; the database can always count
             est = None
         if est is not None and est.total > 0:
-            return _Counts(est.total, est.typed, est.n if filtered else est.total, "vocabulary")
+            return est
         if not filtered:
             total = self.db.read(q.TOTAL_CLAUSES)[0]["n"]
-            return _Counts(total, total, total, "database")
+            return ClauseCounts(total, total, total, "database")
         count_q = q.filtered_clause_count(active, spend)
         row = self.db.read(count_q, q.used_params(count_q, params))[0]
-        return _Counts(row["total"], row["typed"], row["n"], "database")
+        return ClauseCounts(row["total"], row["typed"], row["n"], "database")
 
     def _finish(self, res: Retrieval, trace: list, t_embed: float, scanned: int) -> Retrieval:
         res.trace = trace

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 # filters the vocabulary can evaluate; anything else (spend, dates) needs the database
 ESTIMABLE = frozenset({"companies", "countries", "industries", "cities", "sla_ids", "governing_laws", "types"})
 _COMPANY_KEYS = ("companies", "countries", "industries", "cities")
-_ONE_VALUE_KEYS = ("companies", "countries", "industries")  # a company has one name, country, industry
 
 
 @dataclass(frozen=True)
@@ -23,6 +22,7 @@ class ClauseCounts:
     total: int  # every clause
     typed: int  # clauses of the asked types (all clauses when none is asked)
     n: int      # clauses of the agreements that pass the company and agreement filters
+    source: str = "vocabulary"  # or "database" when counted there
 
 
 class ClauseStatistics:
@@ -31,12 +31,14 @@ class ClauseStatistics:
     def __init__(self, vocab) -> None:
         self.complete = bool(vocab.agreements) and all(
             isinstance(a.get("clause_count"), int) for a in vocab.agreements)
-        self.type_counts = dict(getattr(vocab, "clause_type_counts", None) or {})
+        self.type_counts = vocab.clause_type_counts
         self.agreements = {a["id"]: a for a in vocab.agreements}
         self.by_company: dict[str, list[dict]] = defaultdict(list)
         for a in vocab.agreements:
             self.by_company[a["company"]].append(a)
-        self.total = sum(a.get("clause_count") or 0 for a in vocab.agreements)
+        self.company_clauses = {name: sum(a.get("clause_count") or 0 for a in agreements)
+                                for name, agreements in self.by_company.items()}
+        self.total = sum(self.company_clauses.values())
         self.companies: dict[str, dict[str, set[str]]] = {k: defaultdict(set) for k in _COMPANY_KEYS}
         for c in vocab.companies:
             name = c["name"]
@@ -48,11 +50,6 @@ class ClauseStatistics:
             for city in c.get("cities") or []:
                 if city:
                     self.companies["cities"][city].add(name)
-        self.company_clauses = {name: sum(a.get("clause_count") or 0 for a in agreements)
-                                for name, agreements in self.by_company.items()}
-        # clauses per country / industry / name: one-filter questions need one lookup per value
-        self.value_clauses = {key: {value: sum(self.company_clauses.get(n, 0) for n in names)
-                                    for value, names in self.companies[key].items()} for key in _ONE_VALUE_KEYS}
 
     def estimate(self, params: dict, active: set[str]) -> ClauseCounts | None:
         """Counts for `active` filters with values in `params`; None when it cannot tell."""
@@ -67,26 +64,16 @@ class ClauseStatistics:
     def _filtered(self, params: dict, active: set[str]) -> int:
         sla_ids = set(params.get("sla_ids") or []) if "sla_ids" in active else None
         laws = set(params.get("governing_laws") or []) if "governing_laws" in active else None
-
-        def passes(a: dict) -> bool:
-            return (sla_ids is None or a["id"] in sla_ids) and (laws is None or a.get("governing_law") in laws)
-
-        keys = [k for k in _COMPANY_KEYS if k in active]
-        if sla_ids is None and laws is None and len(keys) == 1 and keys[0] in self.value_clauses:
-            totals = self.value_clauses[keys[0]]
-            return sum(totals.get(v, 0) for v in set(params.get(keys[0]) or []))
         company_sets = [set().union(*(self.companies[key].get(v, ()) for v in params.get(key) or []))
-                        for key in keys]
-        if company_sets:
-            company_sets.sort(key=len)
-            names = company_sets[0].intersection(*company_sets[1:])
-            if sla_ids is None and laws is None:
-                return sum(self.company_clauses.get(n, 0) for n in names)
-            agreements = (a for name in names for a in self.by_company.get(name, ()))
+                        for key in _COMPANY_KEYS if key in active]
+        names = set.intersection(*company_sets) if company_sets else None
+        if sla_ids is None and laws is None:
+            return self.total if names is None else sum(self.company_clauses.get(n, 0) for n in names)
+        if names is not None:
+            agreements = [a for name in names for a in self.by_company.get(name, ())]
         elif sla_ids is not None:
-            agreements = (self.agreements[i] for i in sla_ids if i in self.agreements)
+            agreements = [self.agreements[i] for i in sla_ids if i in self.agreements]
         else:
-            agreements = iter(self.agreements.values())
-        if sla_ids is None and laws is None and not company_sets:
-            return self.total
-        return sum(a["clause_count"] for a in agreements if passes(a))
+            agreements = self.agreements.values()
+        return sum(a["clause_count"] for a in agreements
+                   if (sla_ids is None or a["id"] in sla_ids) and (laws is None or a.get("governing_law") in laws))
