@@ -800,7 +800,7 @@ def plan_question(question: str, vocab: Vocabulary, context: SessionContext | No
         or _semantic_text(q, filter_phrases) or _residual_topic(q)
     if text_query and (wording or quoted):
         params["text"] = text_query
-        return make("hybrid", "hybrid", "asks about wording: full-text and vector search fused (RRF)")
+        return make("hybrid", "hybrid", "asks about wording: full-text and vector search, fused")
     if (has_filters and (counting or summing or wants_companies or not text_query)) or \
             ((counting or summing) and not text_query) or (summing and re.search(r"\b(all|every|each)\b|所有|全部", q)):
         intent = "sum_spend" if summing else ("count" if counting else "companies")

@@ -158,8 +158,13 @@ def ask(question: str, mode: str = "auto", session: str | None = None, db: Datab
 
 
 def _run_plan(plan: Plan, db: Database, result: Result) -> None:
-    if plan.mode in {"relay", "hybrid"} and plan.intent != "unknown" and not plan.params.get("text"):
-        plan.params["text"] = result.question  # searched for as asked; shown in the plan
+    if plan.mode in {"relay", "hybrid"} and plan.intent != "unknown":
+        if plan.mode == "hybrid":
+            # forced onto a typed question: hybrid does not filter by type, so its answer must not
+            # read "N <type> clauses" (it did, listing clauses of other types)
+            plan.intent = "hybrid"
+        if not plan.params.get("text"):
+            plan.params["text"] = result.question  # searched for as asked; shown in the plan
     result.plan = plan.to_dict()
     result.mode = plan.mode
     if plan.intent == "unknown" or plan.mode not in RETRIEVERS:

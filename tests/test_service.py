@@ -96,6 +96,15 @@ def test_every_mode_can_be_forced(graph):
         ask("x", mode="nonsense", db=graph, log=False)
 
 
+def test_forced_hybrid_on_a_typed_question_does_not_claim_the_type(graph):
+    """Hybrid searches words and meaning; a type named in them is not a filter, so the answer
+    must not read "N Termination clauses" while listing clauses of other types."""
+    r = ask("termination clauses", mode="hybrid", db=graph, log=False)
+    assert r.mode == "hybrid" and r.plan["intent"] == "hybrid" and r.evidence
+    assert r.answer.startswith(f"{len(r.evidence)} clause"), r.answer
+    assert "Termination clauses" not in r.answer.splitlines()[0]
+
+
 def test_relay_never_returns_a_company_outside_the_filter(graph):
     r = ask("Clauses of healthcare suppliers about keeping devices running", db=graph, log=False)
     assert r.mode == "relay"
