@@ -19,8 +19,6 @@ for _name in ("NEO4J_URI", "NEO4J_USER", "NEO4J_PASSWORD", "NEO4J_DATABASE",
               "OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_MODEL"):
     os.environ.pop(_name, None)
 
-SHARED = ROOT.parent / "shared"
-
 
 @pytest.fixture(scope="session")
 def local_neo4j():
@@ -60,12 +58,6 @@ def embedder():
     from core.embeddings import get_embedder
 
     return get_embedder()
-
-
-@pytest.fixture(scope="session")
-def shared_dir() -> Path:
-    assert SHARED.is_dir(), f"shared data folder missing at {SHARED}"
-    return SHARED
 
 
 def load_corpus(db, path, embedder=None):

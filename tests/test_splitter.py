@@ -9,7 +9,8 @@ import pytest
 from core.cleaning import dedupe_clauses, normalize_text, remove_page_furniture
 from core.splitter import ClauseDraft, split_contract
 
-PUBLIC = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "public-agreements"
+# real agreement texts (CC BY 4.0 / CC0; provenance in the folder's README), copied from the shared data
+PUBLIC = Path(__file__).resolve().parent / "fixtures" / "public-agreements"
 
 
 def titles(text: str) -> list[str]:
