@@ -4,6 +4,6 @@ Only routing lives here; each page calls `core.ui_support.page_setup` itself, so
 runs (and is tested) as its own file. Logged-out visitors get nothing but a login page, and
 the Data page is registered for admins only.
 """
-from core import ui_support
+from core.ui import support as ui_support
 
 ui_support.navigation().run()

@@ -45,8 +45,8 @@ class BenchInstance:
 
 
 def open_instance(log=print) -> BenchInstance:
-    from core.db import Connection, Database
-    from core.neo4j_local import LocalNeo4j
+    from core.graph.db import Connection, Database
+    from core.graph.local_server import LocalNeo4j
 
     cfg = bench_neo4j_settings()
     if settings().neo4j_uri and not os.environ.get(HOME_ENV):

@@ -27,11 +27,11 @@ class NaiveResult:
 
 
 def naive_load(db, root: Path | str, embedder, classifier=None) -> NaiveResult:
-    from core.classifier import get_classifier
-    from core.corpus import read_corpus
-    from core.ingest import _sha, _summary
-    from core.schema import ensure_schema
-    from core.queries import ingest as q
+    from core.ingest.classifier import get_classifier
+    from core.ingest.reading import read_corpus
+    from core.ingest.pipeline import _sha, _summary
+    from core.graph.schema import ensure_schema
+    from core.graph.queries import ingest as q
     from core.taxonomy import load_taxonomy
 
     corpus = read_corpus(Path(root))

@@ -65,7 +65,7 @@ class Peer:
     def hybrid_search(self, text: str) -> int:
         """Equivalent work: ours reads `core.search.DEFAULT_CANDIDATES` hits from each index before
         fusing them (then keeps 6, at most 2 per agreement); the peer reads as many."""
-        from core.search import DEFAULT_CANDIDATES
+        from core.retrieval.search import DEFAULT_CANDIDATES
 
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")

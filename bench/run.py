@@ -120,7 +120,7 @@ def _stage_rates(report) -> dict:
 
 
 def _wipe(db) -> None:
-    from core.ingest import reset_graph
+    from core.ingest.pipeline import reset_graph
 
     reset_graph(db)
 
@@ -130,9 +130,9 @@ def _wipe(db) -> None:
 def measure_embed(db, sample_dir: Path, cache_path: Path) -> tuple[dict, dict]:
     """Real ingest of the sample (all stages timed) and raw encode of the very same texts."""
     from bench.embedcache import RecordingEmbedder
-    from core.classifier import get_classifier
+    from core.ingest.classifier import get_classifier
     from core.embeddings import get_embedder
-    from core.ingest import ingest_corpus
+    from core.ingest.pipeline import ingest_corpus
 
     real = get_embedder()
     real.encode(["warm-up sentence"] * 8)
@@ -159,7 +159,7 @@ def measure_embed(db, sample_dir: Path, cache_path: Path) -> tuple[dict, dict]:
 def measure_write_vs_naive(db, subset_dir: Path, embedder, neo4j_pid: int | None = None) -> dict:
     from bench.measure import wait_for_quiet
     from bench.naive import naive_load
-    from core.ingest import ingest_corpus
+    from core.ingest.pipeline import ingest_corpus
 
     # warm both write paths (JIT, plan cache) on a few agreements first, unmeasured, so neither
     # pays the server's warm-up inside its figure
@@ -189,8 +189,8 @@ def measure_write_vs_naive(db, subset_dir: Path, embedder, neo4j_pid: int | None
 
 
 def load_large(db, corpus_dir: Path, embedder) -> dict:
-    from core.ingest import ingest_corpus
-    from core.queries.schema import AWAIT_INDEXES
+    from core.ingest.pipeline import ingest_corpus
+    from core.graph.queries.schema import AWAIT_INDEXES
 
     _wipe(db)
     last = {"t": 0.0}
@@ -506,7 +506,7 @@ def main(argv: list[str] | None = None) -> int:
     from bench.instance import bench_neo4j_settings, open_instance
     from bench.measure import MemorySampler
     from bench.soak import load_demo, run_soak
-    from core.db import set_database
+    from core.graph.db import set_database
     from core.embeddings import get_embedder
 
     t_start = time.perf_counter()

@@ -137,7 +137,7 @@ def run_soak(db, clients: int = 16, questions: int = 2000, question_set=None, wa
 
 def load_demo(db, log=print) -> dict:
     from core.cli.ingest_cmd import DEMO_DIR
-    from core.ingest import ingest_corpus
+    from core.ingest.pipeline import ingest_corpus
 
     report = ingest_corpus(DEMO_DIR, db=db, reset=True)
     log(f"demo corpus loaded: {report.clauses_total} clauses, {len(report.errors)} errors")
@@ -151,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--questions", type=int, default=2000)
     args = p.parse_args(argv)
     from bench.instance import open_instance
-    from core.db import set_database
+    from core.graph.db import set_database
 
     inst = open_instance()
     set_database(inst.db)

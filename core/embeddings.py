@@ -14,7 +14,7 @@ from typing import Sequence
 
 import numpy as np
 
-from .config import settings
+from core.config import settings
 
 
 class EmbeddingError(RuntimeError):

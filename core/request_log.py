@@ -12,7 +12,7 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-from .config import settings
+from core.config import settings
 
 _lock = threading.Lock()
 SECRET_PATTERNS = [re.compile(r"sk-[A-Za-z0-9_\-]{8,}"), re.compile(r"(?i)(password|api[_-]?key|secret)\s*[=:]\s*\S+")]
@@ -30,7 +30,7 @@ def scrub(text: str) -> str:
         if secret and len(secret) >= 6:
             text = text.replace(secret, "[redacted]")
     try:
-        from .neo4j_local import LocalNeo4j
+        from core.graph.local_server import LocalNeo4j
 
         if cfg.local.password_file.is_file():
             pw = LocalNeo4j(cfg.local).password()

@@ -13,7 +13,7 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .config import PROJECT_ROOT
+from core.config import PROJECT_ROOT
 
 DEFAULT_TAXONOMY_PATH = PROJECT_ROOT / "data" / "clause_types.json"
 OTHER = "Other"

@@ -22,7 +22,7 @@ for _name in ("NEO4J_URI", "NEO4J_USER", "NEO4J_PASSWORD", "NEO4J_DATABASE",
 
 @pytest.fixture(scope="session")
 def local_neo4j():
-    from core.neo4j_local import LocalNeo4j
+    from core.graph.local_server import LocalNeo4j
 
     local = LocalNeo4j()
     started_here = not local.status().running
@@ -34,7 +34,7 @@ def local_neo4j():
 
 @pytest.fixture(scope="session")
 def db(local_neo4j):
-    from core.db import Database, set_database
+    from core.graph.db import Database, set_database
 
     database = Database()
     database.verify()
@@ -46,7 +46,7 @@ def db(local_neo4j):
 @pytest.fixture()
 def empty_db(db):
     """The graph emptied (schema kept) for a test that loads its own data."""
-    from core.queries.admin import WIPE_BATCH
+    from core.graph.queries.admin import WIPE_BATCH
 
     while db.write(WIPE_BATCH)[0]["deleted"]:
         pass
@@ -62,8 +62,8 @@ def embedder():
 
 def load_corpus(db, path, embedder=None):
     """Load exactly one corpus: the graph is wiped first, so modules never see each other's data."""
-    from core import graph_cache
-    from core.ingest import ingest_corpus
+    from core.graph import vocabulary as graph_cache
+    from core.ingest.pipeline import ingest_corpus
 
     report = ingest_corpus(path, db=db, reset=True, embedder=embedder)
     graph_cache.invalidate()

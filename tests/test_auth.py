@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from core import auth
+from core.service import auth
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = ROOT / "app.py"
@@ -185,6 +185,6 @@ def test_admin_reaches_data_and_can_log_out(demo, secrets_with_users):
 
 
 def _user_key() -> str:
-    from core.ui_support import SESSION_USER_KEY
+    from core.ui.support import SESSION_USER_KEY
 
     return SESSION_USER_KEY

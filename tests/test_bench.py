@@ -14,13 +14,13 @@ import sys
 from pathlib import Path
 
 from bench.generate import generate
-from core.queries.admin import WIPE_BATCH
+from core.graph.queries.admin import WIPE_BATCH
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def _wipe(db) -> None:
-    from core import graph_cache
+    from core.graph import vocabulary as graph_cache
 
     while db.write(WIPE_BATCH)[0]["deleted"]:
         pass
@@ -32,7 +32,7 @@ def _positive(value) -> bool:
 
 
 def test_generator_is_seeded_and_valid(tmp_path):
-    from core.corpus import read_corpus
+    from core.ingest.reading import read_corpus
 
     a = generate(tmp_path / "a", suppliers=12, seed=7)
     b = generate(tmp_path / "b", suppliers=12, seed=7)

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core.classifier import (ASSIGN_FLOOR, REVIEW_THRESHOLD, Classification, HybridClassifier, KeywordClassifier, evaluate,
+from core.ingest.classifier import (ASSIGN_FLOOR, REVIEW_THRESHOLD, Classification, HybridClassifier, KeywordClassifier, evaluate,
                              get_classifier)
 from core.taxonomy import TaxonomyError, load_taxonomy, type_names
 

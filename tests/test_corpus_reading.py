@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from core.corpus import decode_bytes, parse_date, read_corpus
+from core.ingest.reading import decode_bytes, parse_date, read_corpus
 
 BAD = Path(__file__).resolve().parent / "fixtures" / "bad_corpus"
 

@@ -193,7 +193,7 @@ def test_load_cuad_errors(tmp_path):
 
 
 def _wipe(db) -> None:
-    from core.queries.admin import WIPE_BATCH
+    from core.graph.queries.admin import WIPE_BATCH
 
     while db.write(WIPE_BATCH)[0]["deleted"]:
         pass

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from core.evaluation.questions import QuestionsFormatError, format_table, load_questions, run_questions, score_result
-from core.result import Evidence, Result
+from core.types import Evidence, Result
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -160,7 +160,7 @@ def write_corpus(root: Path) -> Path:
 
 
 def test_eval_questions_end_to_end(db, tmp_path):
-    from core.queries.admin import WIPE_BATCH
+    from core.graph.queries.admin import WIPE_BATCH
 
     corpus = write_corpus(tmp_path / "tiny-corpus")
     qfile = tmp_path / "questions.jsonl"

@@ -10,7 +10,7 @@ import pytest
 from neo4j import GraphDatabase
 from neo4j.exceptions import AuthError
 
-from core.schema import probe_capabilities
+from core.graph.schema import probe_capabilities
 
 
 def test_local_neo4j_is_526_community_over_bolt(local_neo4j, db):

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from core import cypher_lexer as lx
-from core.guard import CypherGuard, GraphSchema, GuardRefused
-from core.queries.admin import WIPE_BATCH
+from core.guard import lexer as lx
+from core.guard.gates import CypherGuard, GraphSchema, GuardRefused
+from core.graph.queries.admin import WIPE_BATCH
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -80,7 +80,7 @@ def _vector(seed: int, dim: int) -> list[float]:
 @pytest.fixture(scope="module")
 def graph(db):
     """The graph wiped and loaded with the tiny model-shaped corpus; the schema ensured."""
-    from core.schema import ensure_schema
+    from core.graph.schema import ensure_schema
 
     indexes = {row["name"]: row for row in db.read("SHOW INDEXES YIELD name, options RETURN name, options")}
     dims = ((indexes.get("clause_embeddings") or {}).get("options") or {}).get("indexConfig", {}).get("vector.dimensions")
@@ -248,7 +248,7 @@ def test_server_gates_catch_writes_even_without_the_lexical_pass(db, guard, monk
 
 def test_read_transaction_is_the_last_backstop(db, guard, monkeypatch):
     """Even a query that slipped through every gate meets a READ transaction and cannot write."""
-    from core.guard import GuardResult
+    from core.guard.gates import GuardResult
 
     monkeypatch.setattr(CypherGuard, "check", lambda self, c, p=None: GuardResult(True, "ok", c))
     before = _snapshot(db)

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from core.ingest import graph_counts, ingest_corpus, low_confidence_clauses, set_clause_type
-from core.schema import schema_state
+from core.ingest.pipeline import graph_counts, ingest_corpus, low_confidence_clauses, set_clause_type
+from core.graph.schema import schema_state
 
 HELDOUT = Path(__file__).parent / "fixtures" / "heldout_corpus"
 FINGERPRINT = """
@@ -33,7 +33,7 @@ def agreements_of(exp: dict) -> dict:
 
 @pytest.fixture(scope="module")
 def loaded(db, embedder):
-    from core.ingest import reset_graph
+    from core.ingest.pipeline import reset_graph
 
     reset_graph(db)
     report = ingest_corpus(HELDOUT, db=db, embedder=embedder)
@@ -118,7 +118,7 @@ def test_reingest_changes_nothing(loaded, db, embedder):
 
 
 def test_changed_agreement_is_replaced_and_manual_type_kept(db, embedder, tmp_path):
-    from core.ingest import reset_graph
+    from core.ingest.pipeline import reset_graph
 
     corpus = tmp_path / "corpus"
     shutil.copytree(HELDOUT, corpus)

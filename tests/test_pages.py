@@ -301,7 +301,7 @@ def test_evaluation_results_tolerates_shapes(tmp_path):
 
 
 def test_safe_zip_extraction_refuses_escapes(tmp_path):
-    from core.ui_support import UnsafeArchive, find_corpus_root, safe_extract_zip
+    from core.ui.support import UnsafeArchive, find_corpus_root, safe_extract_zip
 
     def make(entries):
         buf = io.BytesIO()
@@ -335,7 +335,7 @@ def test_pages_hold_no_cypher_or_driver():
 def test_database_down_shows_error_and_recovers(demo, db):
     """With an unreachable database every page shows what to do (no traceback); back again, it works."""
     from core import service
-    from core.db import Connection, Database, set_database
+    from core.graph.db import Connection, Database, set_database
 
     dead = Database(Connection("bolt://127.0.0.1:1", "neo4j", "x", "neo4j"))
     set_database(dead)

@@ -23,14 +23,14 @@ import numpy as np
 import pytest
 
 from bench.generate import generate
-from core.queries.admin import WIPE_BATCH
+from core.graph.queries.admin import WIPE_BATCH
 
 ROOT = Path(__file__).resolve().parent.parent
 BAD = ROOT / "tests" / "fixtures" / "bad_corpus"
 
 
 def _wipe(db) -> None:
-    from core import graph_cache
+    from core.graph import vocabulary as graph_cache
 
     while db.write(WIPE_BATCH)[0]["deleted"]:
         pass
@@ -93,7 +93,7 @@ def assert_same_graph(fp_a, fp_b) -> None:
 # --------------------------------------------------------------------------- kill and re-run
 
 def test_ingest_killed_mid_write_then_rerun_equals_clean_run(db, tmp_path):
-    from core.ingest import CLAUSES_PER_TRANSACTION
+    from core.ingest.pipeline import CLAUSES_PER_TRANSACTION
 
     # 100 agreements x 10 clauses: three write transactions of whole agreements
     info = generate(tmp_path / "corpus", suppliers=100, clauses_per_agreement=10, seed=11)
@@ -161,8 +161,8 @@ def test_ingest_killed_mid_write_then_rerun_equals_clean_run(db, tmp_path):
 # --------------------------------------------------------------------------- Neo4j going away
 
 def test_neo4j_going_away_and_coming_back(local_neo4j, db, tmp_path):
-    from core.db import DatabaseUnavailable
-    from core.ingest import ingest_corpus
+    from core.graph.db import DatabaseUnavailable
+    from core.ingest.pipeline import ingest_corpus
     from core.service import ask
 
     info = generate(tmp_path / "corpus", suppliers=3, clauses_per_agreement=6, seed=5)
@@ -220,7 +220,7 @@ def _bad_corpus_copy(tmp_path: Path) -> tuple[Path, Path]:
 
 
 def test_bad_corpus_end_to_end(db, tmp_path):
-    from core.corpus import read_corpus
+    from core.ingest.reading import read_corpus
 
     root, _secret = _bad_corpus_copy(tmp_path)
     limit = 4000  # huge.md is ~10 kB; every fixture contract is far smaller

@@ -5,8 +5,8 @@ import math
 
 import pytest
 
-from core import search
-from core.search import Hit, fulltext_query, fulltext_search, hybrid_search, linear_fuse, rrf_fuse, vector_search
+from core.retrieval import search
+from core.retrieval.search import Hit, fulltext_query, fulltext_search, hybrid_search, linear_fuse, rrf_fuse, vector_search
 
 # Test fixture only: a few agreements and clauses written straight into the test database.
 SEED = ("UNWIND $rows AS r MERGE (s:SLA {id: r.sla}) "
@@ -151,7 +151,7 @@ def test_linear_fuse_normalizes_per_method():
 
 @pytest.fixture()
 def clause_graph(empty_db, embedder):
-    from core.schema import ensure_schema
+    from core.graph.schema import ensure_schema
 
     ensure_schema(empty_db, embedder.dimension)
     vecs = embedder.encode([f"{title}\n{text}" for _, _, title, text in CLAUSES])

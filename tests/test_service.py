@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from core import graph_cache
+from core.graph import vocabulary as graph_cache
 from core.evaluation.questions import load_questions, run_questions
-from core.ingest import ingest_corpus, reset_graph, set_clause_type
+from core.ingest.pipeline import ingest_corpus, reset_graph, set_clause_type
 from core.service import ask, gap_report, sessions
 
 HELDOUT = Path(__file__).parent / "fixtures" / "heldout_corpus"
@@ -120,9 +120,9 @@ def test_relay_never_returns_a_company_outside_the_filter(graph):
 
 
 def _database_counts(db, params):
-    from core.queries import retrieval as q
-    from core.retrievers import active_filters, base_params
-    from core.result import Plan
+    from core.graph.queries import retrieval as q
+    from core.retrieval.retrievers import active_filters, base_params
+    from core.types import Plan
 
     full = base_params(Plan(intent="relay", mode="relay", params=params))
     active = active_filters(full)
@@ -162,8 +162,8 @@ def test_relay_counts_without_a_round_trip_and_survives_a_stale_vocabulary(graph
     r = ask("Clauses of healthcare suppliers about keeping devices running", db=graph, log=False)
     assert r.mode == "relay" and {t.get("counted_by") for t in r.trace} == {"vocabulary"}
     from core.embeddings import get_embedder
-    from core.result import Plan
-    from core.retrievers import RelayRetriever
+    from core.types import Plan
+    from core.retrieval.retrievers import RelayRetriever
 
     spend = Plan(intent="relay", mode="relay", params={"text": "keeping devices running", "spend_min": 1})
     res = RelayRetriever(graph).retrieve(spend, embed=get_embedder().encode_one)
@@ -187,7 +187,7 @@ def test_hybrid_mode_ranks_in_cypher_exactly_as_the_search_library(graph, embedd
     """Hybrid mode fuses inside its one query (core.queries.retrieval.hybrid_fused); the search
     library (core.search.hybrid_search, what the ACORD evaluation scores) fuses in Python. Same
     candidates, same blend, same cap: the same clauses in the same order with the same scores."""
-    from core import search
+    from core.retrieval import search
 
     assert (search.DEFAULT_FUSION, search.DEFAULT_NORMALIZE) == ("linear", "max"), \
         "hybrid_fused implements linear fusion normalized by the max: change both together"

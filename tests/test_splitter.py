@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from core.cleaning import dedupe_clauses, normalize_text, remove_page_furniture
-from core.splitter import ClauseDraft, split_contract
+from core.ingest.cleaning import dedupe_clauses, normalize_text, remove_page_furniture
+from core.ingest.splitter import ClauseDraft, split_contract
 
 # real agreement texts (CC BY 4.0 / CC0; provenance in the folder's README), copied from the shared data
 PUBLIC = Path(__file__).resolve().parent / "fixtures" / "public-agreements"

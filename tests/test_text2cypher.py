@@ -12,16 +12,16 @@ from pathlib import Path
 
 import pytest
 
-from core import graph_cache
+from core.graph import vocabulary as graph_cache
 from core.config import settings
-from core.guard import CypherGuard
-from core.ingest import ingest_corpus
-from core.llm import LLMClient, LLMError, LLMOptions, TokenLedger
-from core.queries.admin import NODE_COUNTS, REL_COUNTS, WIPE_BATCH
-from core.schema_summary import schema_summary
-from core.t2c_examples import classify_question, load_examples, select_examples
-from core.t2c_prompts import ANSWER_TASK_TAG, EVIDENCE_CLOSE, EVIDENCE_OPEN, check_citations
-from core.text2cypher import NOTHING_FOUND, answer_with_llm
+from core.guard.gates import CypherGuard
+from core.ingest.pipeline import ingest_corpus
+from core.text2cypher.llm import LLMClient, LLMError, LLMOptions, TokenLedger
+from core.graph.queries.admin import NODE_COUNTS, REL_COUNTS, WIPE_BATCH
+from core.text2cypher.schema_summary import schema_summary
+from core.text2cypher.examples import classify_question, load_examples, select_examples
+from core.text2cypher.prompts import ANSWER_TASK_TAG, EVIDENCE_CLOSE, EVIDENCE_OPEN, check_citations
+from core.text2cypher.pipeline import NOTHING_FOUND, answer_with_llm
 from llm_server import ScriptedLLM
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -35,8 +35,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    from ..db import DatabaseUnavailable
-    from ..neo4j_local import LocalNeo4jError
+    from core.graph.db import DatabaseUnavailable
+    from core.graph.local_server import LocalNeo4jError
 
     try:
         return int(args.func(args) or 0)

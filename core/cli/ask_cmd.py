@@ -5,7 +5,7 @@ import json
 import sys
 from pathlib import Path
 
-from . import UserError
+from core.cli import UserError
 
 
 def register(sub) -> None:
@@ -51,7 +51,7 @@ def _print_human(result) -> None:
 
 
 def run_ask(args) -> int:
-    from ..service import ask
+    from core.service import ask
 
     if args.batch:
         path = Path(args.batch)
@@ -78,7 +78,7 @@ def run_ask(args) -> int:
 
 
 def run_gaps(args) -> int:
-    from ..service import gap_report
+    from core.service import gap_report
 
     required = [t.strip() for t in args.required.split(",") if t.strip()]
     try:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import getpass
 import sys
 
-from . import UserError
+from core.cli import UserError
 
 
 def register(sub) -> None:
@@ -20,7 +20,7 @@ def register(sub) -> None:
 
 
 def run_hash(args) -> int:
-    from ..auth import DEFAULT_ITERATIONS, hash_password
+    from core.service.auth import DEFAULT_ITERATIONS, hash_password
 
     if args.password_stdin:
         password = sys.stdin.readline().rstrip("\r\n")

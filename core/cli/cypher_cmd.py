@@ -5,7 +5,7 @@ import json
 import logging
 from pathlib import Path
 
-from . import UserError
+from core.cli import UserError
 
 
 def register(sub) -> None:
@@ -70,8 +70,8 @@ def _json_line(obj: dict) -> str:
 
 
 def run(args) -> int:
-    from ..db import get_database
-    from ..guard import CypherGuard
+    from core.graph.db import get_database
+    from core.guard.gates import CypherGuard
 
     if args.max_limit < 1:
         raise UserError("--max-limit must be at least 1")

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import sys
 
-from . import UserError
+from core.cli import UserError
 
 
 def register(sub) -> None:
@@ -35,7 +35,7 @@ def _add_acord(eval_sub) -> None:
 
 
 def _run_acord(args) -> int:
-    from ..evaluation.acord import AcordFormatError, evaluate, format_table
+    from core.evaluation.acord import AcordFormatError, evaluate, format_table
 
     if args.limit_queries is not None and args.limit_queries < 1:
         raise UserError("--limit-queries must be at least 1")
@@ -59,7 +59,7 @@ def _add_cuad(eval_sub) -> None:
 
 
 def _run_cuad(args) -> int:
-    from ..evaluation.cuad import CuadFormatError, evaluate, format_table
+    from core.evaluation.cuad import CuadFormatError, evaluate, format_table
 
     if args.limit is not None and args.limit < 1:
         raise UserError("--limit must be at least 1")
@@ -84,7 +84,7 @@ def _add_classify(eval_sub) -> None:
 
 
 def _run_classify(args) -> int:
-    from ..evaluation.classify import ClassifyFormatError, evaluate, format_table
+    from core.evaluation.classify import ClassifyFormatError, evaluate, format_table
 
     try:
         result = evaluate(args.dir, args.labels, log=_progress)
@@ -108,8 +108,8 @@ def _add_questions(eval_sub) -> None:
 def _run_questions(args) -> int:
     from pathlib import Path
 
-    from ..evaluation import slug, write_results
-    from ..evaluation.questions import QuestionsFormatError, evaluate, format_table
+    from core.evaluation import slug, write_results
+    from core.evaluation.questions import QuestionsFormatError, evaluate, format_table
 
     corpus, questions = Path(args.corpus), Path(args.questions)
     if not corpus.is_dir():

@@ -5,8 +5,8 @@ import json
 import sys
 from pathlib import Path
 
-from . import UserError
-from ..config import PROJECT_ROOT
+from core.cli import UserError
+from core.config import PROJECT_ROOT
 
 DEMO_DIR = PROJECT_ROOT / "data" / "demo"
 
@@ -53,7 +53,7 @@ def _bar():
 
 
 def _ingest(path: Path, reset: bool, as_json: bool) -> int:
-    from ..ingest import ingest_corpus
+    from core.ingest.pipeline import ingest_corpus
 
     if not path.is_dir():
         raise UserError(f"corpus folder not found: {path}")
@@ -84,7 +84,7 @@ def run_ingest(args) -> int:
 
 
 def run_demo(args) -> int:
-    from ..ingest import graph_counts
+    from core.ingest.pipeline import graph_counts
 
     if args.if_empty and graph_counts()["agreements"] > 0:
         print("The graph already has agreements; demo not reloaded (use `python -m core demo --reset`).")
@@ -93,7 +93,7 @@ def run_demo(args) -> int:
 
 
 def run_review(args) -> int:
-    from ..ingest import low_confidence_clauses, set_clause_type
+    from core.ingest.pipeline import low_confidence_clauses, set_clause_type
 
     if args.set:
         try:
@@ -115,7 +115,7 @@ def run_review(args) -> int:
 
 
 def run_stats(args) -> int:
-    from ..ingest import graph_counts
+    from core.ingest.pipeline import graph_counts
 
     print(json.dumps(graph_counts(), indent=2))
     return 0

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 
-from . import UserError
+from core.cli import UserError
 
 
 def register(sub) -> None:
@@ -36,7 +36,7 @@ def _summary(e: dict) -> str:
 
 
 def run(args) -> int:
-    from ..request_log import read_log
+    from core.request_log import read_log
 
     if args.n < 1:
         raise UserError("-n must be at least 1")

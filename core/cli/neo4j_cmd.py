@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import sys
 
-from ..config import settings
+from core.config import settings
 
 
 def register(sub) -> None:
@@ -13,7 +13,7 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from ..neo4j_local import LocalNeo4j
+    from core.graph.local_server import LocalNeo4j
 
     cfg = settings()
     if not cfg.uses_local_neo4j:
@@ -22,7 +22,7 @@ def run(args) -> int:
                   f"{args.action} a local one.", file=sys.stderr)
             return 0
         if args.action == "status":
-            from ..db import Database
+            from core.graph.db import Database
 
             db = Database()
             db.verify()
@@ -36,8 +36,8 @@ def run(args) -> int:
         st = local.start()
         print(f"Neo4j {st.edition} {st.version} running at {st.uri} (pid {st.pid})")
         print(f"  data: {local.data_dir}\n  logs: {local.log_dir}\n  password file: {cfg.local.password_file}")
-        from ..db import Database
-        from ..schema import probe_capabilities
+        from core.graph.db import Database
+        from core.graph.schema import probe_capabilities
 
         db = Database()
         try:

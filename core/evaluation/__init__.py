@@ -15,7 +15,7 @@ import subprocess
 from pathlib import Path
 from typing import Mapping, Sequence
 
-from ..config import PROJECT_ROOT, LocalNeo4jSettings, settings
+from core.config import PROJECT_ROOT, LocalNeo4jSettings, settings
 
 EVAL_HOME_ENV = "CLAUSEGRAPH_EVAL_NEO4J_HOME"
 EVAL_PORT_ENV = "CLAUSEGRAPH_EVAL_NEO4J_PORT"
@@ -68,8 +68,8 @@ def eval_database(log=print):
 
     Returns (Database, LocalNeo4j, started_now).
     """
-    from ..db import Connection, Database
-    from ..neo4j_local import LocalNeo4j
+    from core.graph.db import Connection, Database
+    from core.graph.local_server import LocalNeo4j
 
     cfg = eval_neo4j_settings()
     local = LocalNeo4j(cfg)

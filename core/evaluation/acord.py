@@ -25,9 +25,9 @@ from typing import Callable
 
 import numpy as np
 
-from . import cache_dir, eval_database, ndcg_at_k, precision_at_k, slug, write_results
-from ..queries import evaluation as q
-from .. import search
+from core.evaluation import cache_dir, eval_database, ndcg_at_k, precision_at_k, slug, write_results
+from core.graph.queries import evaluation as q
+from core.retrieval import search
 
 METHODS = ("fulltext", "vector", "hybrid")
 DEFAULT_METHOD = "hybrid"
@@ -103,7 +103,7 @@ DEFAULT_HYBRID = HybridConfig()
 # --------------------------------------------------------------------------------------
 
 def _read_jsonl(path: Path) -> list[tuple[int, dict]]:
-    from ..jsonl import read_jsonl
+    from core.jsonl import read_jsonl
 
     rows = read_jsonl(path, AcordFormatError)
     for lineno, obj in rows:
@@ -283,7 +283,7 @@ def evaluate(root: Path | str, split: str = "valid", limit_queries: int | None =
     """Run the three methods over the split; returns the result object (and writes the file)."""
     import logging
 
-    from ..embeddings import get_embedder
+    from core.embeddings import get_embedder
 
     # First runs query labels that do not exist yet; the server's notices are not news.
     logging.getLogger("neo4j.notifications").setLevel(logging.ERROR)

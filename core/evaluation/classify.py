@@ -9,13 +9,13 @@ same (title, text) pairs ingestion would give it.
 """
 from __future__ import annotations
 
-from ..jsonl import read_jsonl
+from core.jsonl import read_jsonl
 
 from collections import Counter
 from pathlib import Path
 from typing import Callable
 
-from . import slug, write_results
+from core.evaluation import slug, write_results
 
 CLASSIFIERS = {"default": "hybrid", "keyword": "keyword"}
 SKIP_NAMES = {"readme", "license", "licence", "changelog"}
@@ -27,9 +27,9 @@ class ClassifyFormatError(ValueError):
 
 def read_agreements(root: Path) -> dict[str, list]:
     """file name -> ClauseDraft list, for the agreements directly in `root` (sorted)."""
-    from ..corpus import decode_bytes
-    from ..cleaning import dedupe_clauses
-    from ..splitter import split_contract
+    from core.ingest.reading import decode_bytes
+    from core.ingest.cleaning import dedupe_clauses
+    from core.ingest.splitter import split_contract
 
     if not root.is_dir():
         raise ClassifyFormatError(f"{root} is not a folder")
@@ -52,7 +52,7 @@ def load_labels(path: Path | str) -> list[dict]:
     path = Path(path)
     if not path.is_file():
         raise ClassifyFormatError(f"labels file {path} not found")
-    from ..taxonomy import type_names
+    from core.taxonomy import type_names
 
     names = set(type_names())
     rows = []
@@ -66,8 +66,8 @@ def load_labels(path: Path | str) -> list[dict]:
 
 def evaluate(root: Path | str, labels_path: Path | str | None = None, log: Callable[[str], None] = print,
              write: bool = True) -> dict:
-    from ..classifier import evaluate as clf_evaluate, get_classifier
-    from ..embeddings import get_embedder
+    from core.ingest.classifier import evaluate as clf_evaluate, get_classifier
+    from core.embeddings import get_embedder
 
     root = Path(root)
     agreements = read_agreements(root)

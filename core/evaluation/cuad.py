@@ -29,7 +29,7 @@ Caveats that shape the numbers (read them before comparing with anything):
 """
 from __future__ import annotations
 
-from ..jsonl import read_jsonl
+from core.jsonl import read_jsonl
 
 import csv
 import hashlib
@@ -45,7 +45,7 @@ from typing import Callable, Iterable
 
 import numpy as np
 
-from . import cache_dir, eval_database, slug, write_results
+from core.evaluation import cache_dir, eval_database, slug, write_results
 
 # CUAD category -> our clause type. Only categories whose excerpt IS a clause of that type
 # by the taxonomy's own description (data/clause_types.json):
@@ -226,7 +226,7 @@ def clause_embedding_table(corpus_dir: Path, embedder, log: Callable[[str], None
     The cache key covers the contract text, the clause texts the splitter produced and the
     model, so a splitter change re-embeds only the contracts it affects.
     """
-    from ..corpus import read_corpus
+    from core.ingest.reading import read_corpus
 
     corpus = read_corpus(corpus_dir)
     table: dict[str, np.ndarray] = {}
@@ -405,8 +405,8 @@ def score(data: CuadData, clauses_by_file: dict[str, list[ClauseRecord]],
 def read_clauses(db, ids: dict[str, str]) -> dict[str, list[ClauseRecord]]:
     """Stored clauses per CUAD file, typed by the default classifier (ingestion) and the
     keyword baseline (run here on the same title and text)."""
-    from ..classifier import get_classifier
-    from ..queries import reports as qr
+    from core.ingest.classifier import get_classifier
+    from core.graph.queries import reports as qr
 
     keyword = get_classifier("keyword")
     out: dict[str, list[ClauseRecord]] = {}
@@ -429,9 +429,9 @@ def evaluate(root: Path | str, limit: int | None = None, log: Callable[[str], No
              write: bool = True) -> dict:
     import logging
 
-    from .. import graph_cache
-    from ..embeddings import get_embedder
-    from ..ingest import ingest_corpus, reset_graph
+    from core.graph import vocabulary as graph_cache
+    from core.embeddings import get_embedder
+    from core.ingest.pipeline import ingest_corpus, reset_graph
 
     logging.getLogger("neo4j.notifications").setLevel(logging.ERROR)
     data = load_cuad(root, limit)

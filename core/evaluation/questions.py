@@ -19,7 +19,7 @@ class QuestionsFormatError(ValueError):
 
 
 def load_questions(path: Path | str) -> list[dict]:
-    from ..jsonl import read_jsonl
+    from core.jsonl import read_jsonl
 
     items = []
     for n, item in read_jsonl(path, QuestionsFormatError):
@@ -59,7 +59,7 @@ def score_result(result, item: dict) -> dict:
 
 
 def run_questions(items: list[dict], db, ask=None) -> dict:
-    from ..service import ask as service_ask, sessions
+    from core.service import ask as service_ask, sessions
 
     ask = ask or service_ask
     prefix = "eval-" + str(abs(hash(tuple(i["id"] for i in items))))[:8]
@@ -107,9 +107,9 @@ def _frac(a: int, b: int) -> float:
 
 def evaluate(corpus_dir: Path | str, questions_path: Path | str, db=None, log=print) -> dict:
     """Ingest the corpus into the evaluation database (never the user's graph) and score."""
-    from . import eval_database
-    from .. import graph_cache
-    from ..ingest import ingest_corpus, reset_graph
+    from core.evaluation import eval_database
+    from core.graph import vocabulary as graph_cache
+    from core.ingest.pipeline import ingest_corpus, reset_graph
 
     items = load_questions(questions_path)
     if db is None:

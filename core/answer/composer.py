@@ -5,7 +5,7 @@ matched it says so plainly and returns no evidence. Evidence always carries full
 """
 from __future__ import annotations
 
-from .result import Evidence, Plan
+from core.types import Evidence, Plan
 
 MAX_EVIDENCE = 50
 
@@ -136,7 +136,7 @@ def describe_filters(plan: Plan) -> str:
 
 def zh_type_name(name: str) -> str:
     """A clause type's Chinese name: its first Chinese keyword in the taxonomy."""
-    from .taxonomy import load_taxonomy
+    from core.taxonomy import load_taxonomy
 
     for t in load_taxonomy():
         if t.name == name:
@@ -146,7 +146,7 @@ def zh_type_name(name: str) -> str:
 
 def _zh_value(kind: str, value: str) -> str:
     """A country or industry in Chinese, from the lexicon's Chinese synonyms (else as stored)."""
-    from .planner import CJK, lexicon
+    from core.retrieval.planner import CJK, lexicon
 
     for canon, syns in lexicon().get(kind, {}).items():
         if canon.lower() == str(value).lower():

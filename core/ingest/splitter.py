@@ -15,7 +15,7 @@ import textwrap
 from collections import Counter
 from dataclasses import dataclass, field
 
-from core.cleaning import normalize_text, remove_page_furniture
+from core.ingest.cleaning import normalize_text, remove_page_furniture
 
 
 @dataclass

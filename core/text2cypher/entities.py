@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 
 from rapidfuzz import fuzz
 
-from .db import Database
-from .graph_cache import Vocabulary
-from .queries import text2cypher as q
+from core.graph.db import Database
+from core.graph.vocabulary import Vocabulary
+from core.graph.queries import text2cypher as q
 
 
 @dataclass
@@ -42,8 +42,8 @@ class Candidates:
 
 
 def recall_candidates(question: str, db: Database, vocab: Vocabulary, context=None, k: int = 5) -> Candidates:
-    from . import planner
-    from .search import fulltext_query
+    from core.retrieval import planner
+    from core.retrieval.search import fulltext_query
 
     c = Candidates()
     linked, how = planner.link_companies(question, vocab)
@@ -87,7 +87,7 @@ def fold(text: str) -> str:
 
 
 def _lookups(vocab: Vocabulary) -> dict[str, dict[str, str]]:
-    from . import planner
+    from core.retrieval import planner
 
     companies: dict[str, str] = {}
     for comp in vocab.companies:

@@ -18,17 +18,17 @@ import re
 import threading
 import time
 
-from . import graph_cache
-from .answer import build_subgraph
-from .db import Database, get_database
-from .guard import CypherGuard, GuardRunResult
-from .llm import LLMClient, LLMError, TokenLedger, get_client
-from .result import Plan, Result
-from .schema_summary import schema_summary
-from .t2c_entities import normalize_params, recall_candidates, relax_cypher
-from .t2c_evidence import clean_rows, listing, prompt_items, rows_to_evidence
-from .t2c_examples import classify_question, select_examples
-from .t2c_prompts import answer_messages, check_citations, cypher_messages, parse_reply, repair_message
+from core.graph import vocabulary as graph_cache
+from core.answer.composer import build_subgraph
+from core.graph.db import Database, get_database
+from core.guard.gates import CypherGuard, GuardRunResult
+from core.text2cypher.llm import LLMClient, LLMError, TokenLedger, get_client
+from core.types import Plan, Result
+from core.text2cypher.schema_summary import schema_summary
+from core.text2cypher.entities import normalize_params, recall_candidates, relax_cypher
+from core.text2cypher.evidence import clean_rows, listing, prompt_items, rows_to_evidence
+from core.text2cypher.examples import classify_question, select_examples
+from core.text2cypher.prompts import answer_messages, check_citations, cypher_messages, parse_reply, repair_message
 
 MAX_ATTEMPTS = 3
 MAX_LIMIT = 50
@@ -129,7 +129,7 @@ def _prepare(cypher: str, params: dict, question: str, vocab, trace: dict) -> di
     if changes:
         trace["normalized"] = changes
     if re.search(r"\$" + EMBEDDING_PARAM + r"\b", cypher):
-        from .embeddings import get_embedder
+        from core.embeddings import get_embedder
 
         params[EMBEDDING_PARAM] = get_embedder().encode_one(question)
     return params
@@ -270,8 +270,8 @@ def _compose(question: str, result: Result, lines: list[str], client: LLMClient,
 
 def _offline(question: str, db: Database, context, session: str | None, partial: Result, warning: str) -> Result:
     """The offline planner's answer, keeping the Text2Cypher attempts, tokens and timings for the log."""
-    from .planner import plan_question
-    from .service import _run_plan, sessions
+    from core.retrieval.planner import plan_question
+    from core.service import _run_plan, sessions
 
     res = Result(question=question, mode="auto", session=session)
     t0 = time.perf_counter()
@@ -290,7 +290,7 @@ def _remember(session: str | None, plan: Plan, result: Result) -> None:
     """Follow-up questions ("and their liability clause?") see what this answer was about."""
     if not session:
         return
-    from .service import sessions
+    from core.service import sessions
 
     companies = result.evidence_companies
     params = dict(plan.params)

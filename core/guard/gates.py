@@ -28,10 +28,10 @@ from typing import Any, Iterable
 
 from neo4j.exceptions import ClientError, CypherSyntaxError, Neo4jError, ServiceUnavailable, SessionExpired
 
-from . import cypher_lexer as lx
-from .config import settings
-from .db import Database, DatabaseUnavailable
-from .queries import guard as q
+from core.guard import lexer as lx
+from core.config import settings
+from core.graph.db import Database, DatabaseUnavailable
+from core.graph.queries import guard as q
 
 ALLOWED_PROCEDURES = frozenset({
     "db.index.vector.queryNodes", "db.index.fulltext.queryNodes",

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import re
 
-from .db import Database
-from .queries import text2cypher as q
-from .result import Evidence
+from core.graph.db import Database
+from core.graph.queries import text2cypher as q
+from core.types import Evidence
 
 MAX_ITEMS = 20
 _CLAUSE_ID = re.compile(r"^[^#\s]+#\d+$")

@@ -14,15 +14,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import graph_cache
-from .answer import build_evidence, build_subgraph, compose_answer
-from .config import settings
-from .db import Database, DatabaseUnavailable, get_database
-from .planner import MODES, SessionContext, plan_question
-from .queries import reports as qr
-from .result import Plan, Result
-from .queries.retrieval import used_params
-from .retrievers import RETRIEVERS, RetrievalError, active_filters, base_params
+from core.graph import vocabulary as graph_cache
+from core.answer.composer import build_evidence, build_subgraph, compose_answer
+from core.config import settings
+from core.graph.db import Database, DatabaseUnavailable, get_database
+from core.retrieval.planner import MODES, SessionContext, plan_question
+from core.graph.queries import reports as qr
+from core.types import Plan, Result
+from core.graph.queries.retrieval import used_params
+from core.retrieval.retrievers import RETRIEVERS, RetrievalError, active_filters, base_params
 
 ALL_MODES = ("auto",) + MODES + ("text2cypher",)
 _SESSION_ID = re.compile(r"^[A-Za-z0-9_.\-]{1,64}$")
@@ -111,14 +111,14 @@ def _ensure_models() -> None:
     so that one question pays the one-time cost instead of whichever later one first needs it."""
     global _models_ready
     if not _models_ready:
-        from .planner import _prototype_matrix
+        from core.retrieval.planner import _prototype_matrix
 
         _prototype_matrix()
         _models_ready = True
 
 
 def _embed_fn():
-    from .embeddings import get_embedder
+    from core.embeddings import get_embedder
 
     emb = get_embedder()
     return lambda text: emb.encode_one(text)
@@ -206,7 +206,7 @@ def _run_plan(plan: Plan, db: Database, result: Result) -> None:
 def _ask_llm(question: str, db: Database, ctx, result: Result, forced: bool) -> Result | None:
     """Text2Cypher path; falls back to the offline planner (with a warning) on any LLM failure."""
     try:
-        from .text2cypher import answer_with_llm
+        from core.text2cypher.pipeline import answer_with_llm
     except ImportError:
         result.warnings.append("Text2Cypher is not available in this build; answered by the offline planner")
         return None
@@ -225,7 +225,7 @@ def _finish(result: Result, t_start: float, log: bool) -> None:
     result.timings_ms["total"] = round((time.perf_counter() - t_start) * 1000, 2)
     if log:
         try:
-            from .request_log import log_result
+            from core.request_log import log_result
 
             log_result(result)
         except OSError as exc:
@@ -314,8 +314,8 @@ class GapReport:
 def gap_report(required: list[str] | tuple = DEFAULT_REQUIRED, countries=(), industries=(), cities=(),
                min_spend: float | None = None, max_spend: float | None = None, year: int | None = None,
                db: Database | None = None) -> GapReport:
-    from .classifier import REVIEW_THRESHOLD
-    from .taxonomy import type_names
+    from core.ingest.classifier import REVIEW_THRESHOLD
+    from core.taxonomy import type_names
 
     db = db or get_database()
     known = type_names()
@@ -410,13 +410,13 @@ def _display_name(label: str, props: dict) -> str:
 
 
 def _plain(props: dict) -> dict:
-    from .result import _jsonable
+    from core.types import _jsonable
 
     return _jsonable(props)
 
 
 def graph_stats(db: Database | None = None) -> dict:
-    from .ingest import graph_counts
+    from core.ingest.pipeline import graph_counts
 
     return graph_counts(db)
 
@@ -446,25 +446,25 @@ def llm_status() -> Status:
 
 
 def ingest(corpus_dir, reset: bool = False, progress=None):
-    from .ingest import ingest_corpus
+    from core.ingest.pipeline import ingest_corpus
 
     return ingest_corpus(corpus_dir, reset=reset, progress=progress)
 
 
 def review_queue(threshold: float | None = None, limit: int = 500) -> list[dict]:
-    from .ingest import low_confidence_clauses
+    from core.ingest.pipeline import low_confidence_clauses
 
     return low_confidence_clauses(threshold, limit)
 
 
 def correct_clause_type(clause_id: str, type_name: str) -> dict:
-    from .ingest import set_clause_type
+    from core.ingest.pipeline import set_clause_type
 
     return set_clause_type(clause_id, type_name)
 
 
 def clause_type_names() -> list[str]:
-    from .taxonomy import type_names
+    from core.taxonomy import type_names
 
     return type_names()
 
@@ -516,7 +516,7 @@ def evaluation_results(folder: Path | str | None = None) -> list[EvaluationRun]:
     """
     if folder is None:
         try:
-            from .evaluation import results_dir
+            from core.evaluation import results_dir
 
             folder = results_dir()
         except ImportError:

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .db import Database
-from .queries import schema as q
+from core.graph.db import Database
+from core.graph.queries import schema as q
 
 
 @dataclass

@@ -23,8 +23,10 @@ from typing import Any, Callable
 
 import streamlit as st
 
-from . import auth, service
-from .db import DatabaseUnavailable
+from core.service import auth
+
+from core import service
+from core.graph.db import DatabaseUnavailable
 
 APP_NAME = "ClauseGraph"
 SESSION_USER_KEY = "_clausegraph_user"
@@ -277,7 +279,7 @@ def _invalidate_status() -> None:
 
 @st.cache_resource(show_spinner=False)
 def _warm_embedder():
-    from .embeddings import get_embedder
+    from core.embeddings import get_embedder
 
     emb = get_embedder()
     emb.encode_one("warm-up")

@@ -17,9 +17,9 @@ from typing import Any
 
 from rapidfuzz import fuzz
 
-from .config import PROJECT_ROOT, settings
-from .graph_cache import Vocabulary
-from .result import Plan
+from core.config import PROJECT_ROOT, settings
+from core.graph.vocabulary import Vocabulary
+from core.types import Plan
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
 LEGAL_SUFFIXES = {
@@ -214,7 +214,7 @@ def _company_index(vocab: Vocabulary) -> _CompanyIndex:
         if len(_INDEX_CACHE) > 8:
             _INDEX_CACHE.clear()
         _INDEX_CACHE[id(vocab)] = (vocab, index)
-    from .graph_cache import freeze_long_lived
+    from core.graph.vocabulary import freeze_long_lived
 
     freeze_long_lived()
     return index
@@ -431,7 +431,7 @@ def _match_values(question: str, mapping: dict[str, str], guard_clause_words: bo
 @lru_cache(maxsize=1)
 def _type_phrases() -> list[tuple[str, str, float]]:
     """(phrase, type, weight) from the taxonomy: names strongest, keywords weaker."""
-    from .taxonomy import load_taxonomy
+    from core.taxonomy import load_taxonomy
 
     out = []
     for t in load_taxonomy():
@@ -457,7 +457,7 @@ def _type_phrases_longest_first() -> list[tuple[str, str, float]]:
 
 
 def _type_prototypes():
-    from .taxonomy import load_taxonomy
+    from core.taxonomy import load_taxonomy
 
     types = [t for t in load_taxonomy() if t.name != "Other"]
     return types
@@ -465,7 +465,7 @@ def _type_prototypes():
 
 @lru_cache(maxsize=1)
 def _prototype_matrix():
-    from .embeddings import get_embedder
+    from core.embeddings import get_embedder
 
     types = _type_prototypes()
     texts = []
@@ -483,7 +483,7 @@ def semantic_type(phrase: str, threshold: float = 0.55) -> tuple[str | None, flo
     phrase = phrase.strip()
     if not phrase or CJK.search(phrase):
         return None, 0.0
-    from .embeddings import get_embedder
+    from core.embeddings import get_embedder
 
     vecs, owners = _prototype_matrix()
     v = get_embedder().encode([phrase])[0]

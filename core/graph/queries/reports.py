@@ -1,5 +1,5 @@
 """Compliance gap matrix and exploration queries."""
-from .retrieval import _agreement_exists, company_conditions, spend_prop, where
+from core.graph.queries.retrieval import _agreement_exists, company_conditions, spend_prop, where
 
 
 def gap_matrix(active, spend: str = "spend_latest") -> str:

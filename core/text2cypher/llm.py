@@ -11,7 +11,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-from .config import _get, settings
+from core.config import _get, settings
 
 RETRY_STATUS = {408, 409, 429, 500, 502, 503, 504}
 
@@ -106,7 +106,7 @@ class LLMClient:
     def redact(self, text: str) -> str:
         if self.api_key and len(self.api_key) >= 4:
             text = text.replace(self.api_key, "[redacted]")
-        from .request_log import scrub
+        from core.request_log import scrub
 
         return scrub(text)
 

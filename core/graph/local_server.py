@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from .config import PROJECT_ROOT, LocalNeo4jSettings, settings
+from core.config import PROJECT_ROOT, LocalNeo4jSettings, settings
 
 JVM_FLAGS = [
     "--add-opens=java.base/java.nio=ALL-UNNAMED",

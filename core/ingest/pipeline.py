@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from .config import settings
-from .db import Database, get_database
-from .queries import admin as qa
-from .queries import ingest as q
+from core.config import settings
+from core.graph.db import Database, get_database
+from core.graph.queries import admin as qa
+from core.graph.queries import ingest as q
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
 
@@ -112,11 +112,11 @@ def reset_graph(db: Database) -> None:
 
 def ingest_corpus(root: Path | str, db: Database | None = None, reset: bool = False,
                   progress: Progress | None = None, embedder=None, classifier=None) -> IngestReport:
-    from .classifier import REVIEW_THRESHOLD, get_classifier
-    from .corpus import read_corpus
-    from .embeddings import get_embedder
-    from .schema import ensure_schema
-    from .taxonomy import load_taxonomy
+    from core.ingest.classifier import REVIEW_THRESHOLD, get_classifier
+    from core.ingest.reading import read_corpus
+    from core.embeddings import get_embedder
+    from core.graph.schema import ensure_schema
+    from core.taxonomy import load_taxonomy
 
     db = db or get_database()
     root = Path(root)
@@ -274,8 +274,12 @@ def _pipeline_version(classifier) -> str:
     """Changes when the splitter, classifier or taxonomy change, so re-ingest redoes affected work."""
     import inspect
 
-    from . import classifier as cmod, splitter, cleaning
-    from .taxonomy import _resolve
+    from core.ingest import classifier as cmod
+
+    from core.ingest import splitter
+
+    from core.ingest import cleaning
+    from core.taxonomy import _resolve
 
     parts = [type(classifier).__name__]
     for mod in (cmod, splitter, cleaning):
@@ -380,7 +384,7 @@ def _write_agreements(db: Database, batch: list[tuple]) -> int:
 def _after_ingest() -> None:
     """Drop caches that describe the graph (schema summary, planner vocabularies)."""
     try:
-        from . import graph_cache
+        from core.graph import vocabulary as graph_cache
 
         graph_cache.invalidate()
     except ImportError:
@@ -392,7 +396,7 @@ def graph_counts(db: Database | None = None) -> dict:
 
 
 def low_confidence_clauses(threshold: float | None = None, limit: int = 500, db: Database | None = None) -> list[dict]:
-    from .classifier import REVIEW_THRESHOLD
+    from core.ingest.classifier import REVIEW_THRESHOLD
 
     return (db or get_database()).read(q.LOW_CONFIDENCE_CLAUSES, {
         "threshold": REVIEW_THRESHOLD if threshold is None else threshold, "limit": limit})
@@ -400,8 +404,8 @@ def low_confidence_clauses(threshold: float | None = None, limit: int = 500, db:
 
 def set_clause_type(clause_id: str, type_name: str, db: Database | None = None) -> dict:
     """A reviewer's correction; stored with method 'manual' and kept on re-ingest."""
-    from .classifier import REVIEW_THRESHOLD
-    from .taxonomy import type_names
+    from core.ingest.classifier import REVIEW_THRESHOLD
+    from core.taxonomy import type_names
 
     if type_name not in type_names():
         raise ValueError(f"unknown clause type {type_name!r}; choose one of {', '.join(type_names())}")

@@ -11,9 +11,9 @@ import time
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from .db import Database, get_database
-from .queries import vocab as q
-from .selectivity import ClauseStatistics
+from core.graph.db import Database, get_database
+from core.graph.queries import vocab as q
+from core.graph.selectivity import ClauseStatistics
 
 TTL_S = 300.0
 

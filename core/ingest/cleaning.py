@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from rapidfuzz import fuzz
 
 if TYPE_CHECKING:  # the splitter imports this module; avoid a runtime cycle
-    from core.splitter import ClauseDraft
+    from core.ingest.splitter import ClauseDraft
 
 # --------------------------------------------------------------------------- normalization
 
@@ -119,7 +119,7 @@ def _looks_like_running_line(line: str) -> bool:
         return False
     if s[-1] in ",;:" or _LIST_OR_TABLE.match(s):
         return False
-    from core.splitter import looks_like_heading  # local: the splitter imports this module
+    from core.ingest.splitter import looks_like_heading  # local: the splitter imports this module
 
     return not looks_like_heading(s)
 

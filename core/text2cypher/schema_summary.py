@@ -14,10 +14,10 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-from . import graph_cache
-from .db import Database, get_database
-from .llm import estimate_tokens
-from .queries import text2cypher as q
+from core.graph import vocabulary as graph_cache
+from core.graph.db import Database, get_database
+from core.text2cypher.llm import estimate_tokens
+from core.graph.queries import text2cypher as q
 
 REFRESH_S = 600.0
 SAMPLE = 2000

@@ -9,11 +9,11 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import graph_cache
-from .db import Database
-from .queries import retrieval as q
-from .result import Plan
-from .selectivity import ClauseCounts
+from core.graph import vocabulary as graph_cache
+from core.graph.db import Database
+from core.graph.queries import retrieval as q
+from core.types import Plan
+from core.graph.selectivity import ClauseCounts
 
 MAX_ROWS = 200
 RELAY_K = 6
@@ -243,7 +243,7 @@ class HybridRetriever(Retriever):
     name = "hybrid"
 
     def retrieve(self, plan: Plan, embed=None) -> Retrieval:
-        from .search import DEFAULT_CANDIDATES, DEFAULT_PHRASE_BOOST, DEFAULT_WEIGHTS, fulltext_query
+        from core.retrieval.search import DEFAULT_CANDIDATES, DEFAULT_PHRASE_BOOST, DEFAULT_WEIGHTS, fulltext_query
 
         text = plan.params.get("text") or ""
         if not text or embed is None:

@@ -13,7 +13,7 @@ from typing import Any, Iterable
 from neo4j import GraphDatabase, Driver, READ_ACCESS, WRITE_ACCESS, unit_of_work
 from neo4j.exceptions import ServiceUnavailable, SessionExpired, AuthError
 
-from .config import Settings, settings as _settings
+from core.config import Settings, settings as _settings
 
 
 # Server notifications (unknown labels etc.) are read by the guard from EXPLAIN summaries;
@@ -42,7 +42,7 @@ def connection_for(cfg: Settings | None = None) -> Connection:
         if not cfg.neo4j_password:
             raise DatabaseUnavailable("NEO4J_URI is set but NEO4J_PASSWORD is not.")
         return Connection(cfg.neo4j_uri, cfg.neo4j_user, cfg.neo4j_password, cfg.neo4j_database)
-    from .neo4j_local import LocalNeo4j
+    from core.graph.local_server import LocalNeo4j
 
     local = LocalNeo4j(cfg.local)
     if not cfg.local.password_file.is_file():

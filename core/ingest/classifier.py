@@ -32,7 +32,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from .taxonomy import OTHER, ClauseTypeDef, load_taxonomy
+from core.taxonomy import OTHER, ClauseTypeDef, load_taxonomy
 
 # Confidence below which a clause is listed for review in the dashboard.
 REVIEW_THRESHOLD: float = 0.5
@@ -382,7 +382,7 @@ class HybridClassifier:
     @property
     def embedder(self):
         if self._embedder is None:
-            from .embeddings import get_embedder
+            from core.embeddings import get_embedder
 
             self._embedder = get_embedder()
         return self._embedder

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
-from core.cleaning import dedupe_clauses
-from core.splitter import ClauseDraft, SplitResult, split_contract
+from core.ingest.cleaning import dedupe_clauses
+from core.ingest.splitter import ClauseDraft, SplitResult, split_contract
 
 
 @dataclass

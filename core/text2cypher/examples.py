@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from .config import PROJECT_ROOT
+from core.config import PROJECT_ROOT
 
 POOL_FILE = PROJECT_ROOT / "data" / "text2cypher_examples.jsonl"
 QUESTION_TYPES = ("single_node", "single_hop", "multi_hop", "aggregation", "gap", "filter_sort", "vector_relay",
@@ -83,7 +83,7 @@ def classify_question(question: str) -> str:
 
 @lru_cache(maxsize=4)
 def _matrix(key: tuple):
-    from .embeddings import get_embedder
+    from core.embeddings import get_embedder
 
     return get_embedder().encode([q for q in key])
 
@@ -95,7 +95,7 @@ def select_examples(question: str, k: int = 6, examples: list[Example] | None = 
     pool = examples if examples is not None else load_examples()
     if not pool:
         return []
-    from .embeddings import get_embedder
+    from core.embeddings import get_embedder
 
     qtype = qtype or classify_question(question)
     vecs = _matrix(tuple(e.question for e in pool))

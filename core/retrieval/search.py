@@ -21,8 +21,8 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Mapping, Sequence
 
-from .db import Database
-from .queries import search as q
+from core.graph.db import Database
+from core.graph.queries import search as q
 
 log = logging.getLogger(__name__)
 
@@ -348,7 +348,7 @@ def hybrid_search(db: Database, text: str, vector=None, k: int = 10, per_agreeme
         weights = DEFAULT_WEIGHTS if fusion == "linear" else {"fulltext": 1.0, "vector": 1.0}
     weights = dict(weights)
     if vector is None and text:
-        from .embeddings import get_embedder
+        from core.embeddings import get_embedder
 
         vector = get_embedder().encode_one(text)
     depth = max(int(candidates), int(k))

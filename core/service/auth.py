@@ -74,7 +74,7 @@ def verify_password(password: str, encoded: str) -> bool:
 def users(secrets: dict | None = None) -> dict[str, User]:
     """Users from `[auth.users.<name>]`; empty when login is off."""
     if secrets is None:
-        from .config import auth_settings
+        from core.config import auth_settings
 
         section = auth_settings()
     else:

@@ -1,0 +1,1 @@
+"""Answers: the cited composer, evidence cards and the subgraph shown beside them."""

@@ -1,0 +1,1 @@
+"""Retrieval: the offline planner, one retriever per mode and the search primitives they share."""
