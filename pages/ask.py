@@ -4,7 +4,9 @@ import uuid
 import pandas as pd
 import streamlit as st
 
-from core import service, ui_support
+from core import service
+
+from core.ui import support as ui_support
 
 ctx = ui_support.page_setup("Ask", warm_embedder=True)
 

@@ -5,7 +5,9 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from core import service, ui_support
+from core import service
+
+from core.ui import support as ui_support
 
 ctx = ui_support.page_setup("Data", admin_only=True)
 st.title("Data")

@@ -3,7 +3,9 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from core import service, ui_support
+from core import service
+
+from core.ui import support as ui_support
 
 ctx = ui_support.page_setup("Compliance gaps")
 st.title("Compliance gaps")

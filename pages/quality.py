@@ -3,7 +3,9 @@ import pandas as pd
 import plotly.express as px
 import streamlit as st
 
-from core import service, ui_support
+from core import service
+
+from core.ui import support as ui_support
 from core.request_log import read_log
 
 ctx = ui_support.page_setup("Quality", needs_database=False)

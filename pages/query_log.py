@@ -2,7 +2,7 @@
 import pandas as pd
 import streamlit as st
 
-from core import ui_support
+from core.ui import support as ui_support
 from core.request_log import read_log
 
 ctx = ui_support.page_setup("Query log", needs_database=False)
