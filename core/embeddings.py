@@ -15,9 +15,10 @@ from typing import Sequence
 import numpy as np
 
 from core.config import settings
+from core.errors import ClauseGraphError
 
 
-class EmbeddingError(RuntimeError):
+class EmbeddingError(ClauseGraphError, RuntimeError):
     pass
 
 

@@ -29,14 +29,11 @@ def scrub(text: str) -> str:
     for secret in (cfg.neo4j_password, cfg.openai_api_key):
         if secret and len(secret) >= 6:
             text = text.replace(secret, "[redacted]")
-    try:
-        from core.graph.local_server import LocalNeo4j
-
-        if cfg.local.password_file.is_file():
-            pw = LocalNeo4j(cfg.local).password()
-            text = text.replace(pw, "[redacted]")
-    except OSError:
-        pass
+    # the local server's generated password, read from its file here (not through
+    # core.graph.local_server, which sits above this module); reading never creates one
+    local = cfg.local.stored_password()
+    if local:
+        text = text.replace(local, "[redacted]")
     return text
 
 
@@ -64,7 +61,7 @@ def log_result(result, extra: dict | None = None) -> None:
     entry = {
         "ts": datetime.now(timezone.utc).isoformat(timespec="milliseconds"),
         "question": result.question, "session": result.session, "mode": result.mode,
-        "plan": result.plan, "cypher": result.cypher, "params": _compact_params(result.params),
+        "plan": result.plan_dict, "cypher": result.cypher, "params": _compact_params(result.params),
         "row_count": len(result.rows), "answer": result.answer,
         "evidence": [{"ref": e.ref, "company": e.company, "clause_id": e.clause_id} for e in result.evidence],
         "timings_ms": result.timings_ms, "warnings": result.warnings,

@@ -14,12 +14,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from core.config import PROJECT_ROOT
+from core.errors import ClauseGraphError
 
 DEFAULT_TAXONOMY_PATH = PROJECT_ROOT / "data" / "clause_types.json"
 OTHER = "Other"
 
 
-class TaxonomyError(ValueError):
+class TaxonomyError(ClauseGraphError, ValueError):
     """The taxonomy file is missing or malformed; the message names the file."""
 
 
@@ -34,6 +35,8 @@ class ClauseTypeDef:
     # Related wording (bilingual) that the hybrid classifier counts as weaker evidence than
     # keywords; the keyword baseline ignores it so it stays the seed's rule.
     concepts: list[str] = field(default_factory=list)
+    # Chinese display name; optional so older taxonomy files still load (falls back to name).
+    name_zh: str = ""
 
     @property
     def is_catch_all(self) -> bool:
@@ -44,7 +47,11 @@ _REQUIRED_STR = ("name", "description", "description_zh")
 _REQUIRED_LIST = ("keywords_en", "keywords_zh", "examples")
 
 
-def _resolve(path: str | os.PathLike | None) -> Path:
+def taxonomy_path(path: str | os.PathLike | None = None) -> Path:
+    """The taxonomy file in use: `path`, else $CLAUSEGRAPH_TAXONOMY, else the default.
+
+    Public because ingestion hashes the file's text into its pipeline version: a changed
+    taxonomy must re-type the clauses on the next ingest."""
     if path is not None:
         return Path(path)
     env = os.environ.get("CLAUSEGRAPH_TAXONOMY")
@@ -82,6 +89,9 @@ def _parse(path: Path) -> list[ClauseTypeDef]:
             value = entry.get(key)
             if not isinstance(value, str) or not value.strip():
                 raise fail(f"{where}: field {key!r} must be a non-empty string")
+        name_zh = entry.get("name_zh", "")
+        if not isinstance(name_zh, str):
+            raise fail(f"{where}: field 'name_zh' must be a string")
         for key in (*_REQUIRED_LIST, "concepts"):
             value = entry.get(key, [] if key == "concepts" else None)
             if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
@@ -100,6 +110,7 @@ def _parse(path: Path) -> list[ClauseTypeDef]:
             keywords_zh=[k.strip() for k in entry["keywords_zh"]],
             examples=[e.strip() for e in entry["examples"]],
             concepts=[c.strip() for c in entry.get("concepts", [])],
+            name_zh=name_zh.strip() or name,
         ))
     if OTHER.lower() not in seen:
         raise fail(f"the catch-all type {OTHER!r} is missing")
@@ -114,7 +125,7 @@ _cache_lock = threading.Lock()
 
 def load_taxonomy(path: str | os.PathLike | None = None) -> list[ClauseTypeDef]:
     """The taxonomy at `path` (or the configured default), parsed once per file version."""
-    resolved = _resolve(path).resolve()
+    resolved = taxonomy_path(path).resolve()
     try:
         st = resolved.stat()
         key = (str(resolved), st.st_mtime_ns, st.st_size)

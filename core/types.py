@@ -1,8 +1,68 @@
-"""The typed result every question returns (DESIGN §6)."""
+"""The typed result every question returns (DESIGN §6), and the vocabulary of modes and intents.
+
+Modes and intents are str enums so that every comparison, CLI choice and page selector reads
+one definition, while JSON output, logs and tests keep seeing the plain strings.
+"""
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+import copy
+from dataclasses import asdict, dataclass, field, fields, replace
+from enum import Enum
 from typing import Any
+
+
+class _StrEnum(str, Enum):
+    """`str(x)` and f-strings give the value ("attribute"), as the plain strings did."""
+
+    def __str__(self) -> str:
+        return self.value
+
+    __format__ = str.__format__
+
+
+class Mode(_StrEnum):
+    DOCUMENT = "document"
+    CLAUSE_TYPE = "clause_type"
+    ATTRIBUTE = "attribute"
+    RELAY = "relay"
+    HYBRID = "hybrid"
+    TEXT2CYPHER = "text2cypher"
+    AUTO = "auto"        # asked for: let the planner (or the LLM) choose
+    NONE = "none"        # answered: nothing was run
+
+
+RETRIEVAL_MODES = (Mode.DOCUMENT, Mode.CLAUSE_TYPE, Mode.ATTRIBUTE, Mode.RELAY, Mode.HYBRID)
+ASKABLE_MODES = (Mode.AUTO,) + RETRIEVAL_MODES + (Mode.TEXT2CYPHER,)   # what a user may choose
+RESULT_MODES = RETRIEVAL_MODES + (Mode.TEXT2CYPHER, Mode.NONE)         # what a result can report
+SEARCH_MODES = (Mode.RELAY, Mode.HYBRID)                              # the modes that search text
+
+
+class Intent(_StrEnum):
+    DOCUMENT = "document"
+    DOCUMENT_TYPE = "document_type"
+    DOCUMENT_TOPIC = "document_topic"
+    NEXT_CLAUSE = "next_clause"
+    CLAUSE_TYPE = "clause_type"
+    ATTRIBUTE_CLAUSES = "attribute_clauses"
+    GAP = "gap"
+    PRESENCE = "presence"
+    COUNT = "count"
+    SUM_SPEND = "sum_spend"
+    COMPANIES = "companies"
+    NO_AGREEMENT = "no_agreement"
+    RELAY = "relay"
+    HYBRID = "hybrid"
+    TEXT2CYPHER = "text2cypher"
+    UNKNOWN = "unknown"
+
+
+# intents answered company by company (one evidence line per company, not per clause)
+COMPANY_INTENTS = frozenset({Intent.GAP, Intent.NO_AGREEMENT, Intent.COMPANIES, Intent.COUNT, Intent.SUM_SPEND})
+# intents the attribute retriever answers; another intent forced onto attribute mode is mapped
+ATTRIBUTE_INTENTS = frozenset({Intent.GAP, Intent.PRESENCE, Intent.NO_AGREEMENT, Intent.COMPANIES, Intent.COUNT,
+                               Intent.SUM_SPEND, Intent.ATTRIBUTE_CLAUSES})
+DOCUMENT_INTENTS = frozenset({Intent.DOCUMENT, Intent.DOCUMENT_TYPE, Intent.DOCUMENT_TOPIC})
+SEARCH_INTENTS = frozenset({Intent.RELAY, Intent.HYBRID})
 
 
 @dataclass
@@ -19,20 +79,79 @@ class Evidence:
     position: int | None = None
 
 
+# PlanParams fields every serialised plan carries (even when empty), in today's JSON order;
+# the others appear only when a route set them, as the dict they replace did.
+_ALWAYS = ("companies", "sla_ids", "types", "countries", "industries", "cities", "governing_laws",
+           "spend_min", "spend_max", "spend_year", "date_from", "date_to", "type_match")
+
+
+@dataclass
+class PlanParams:
+    """What the planner linked and decided; the retrievers turn it into query parameters."""
+
+    companies: list[str] = field(default_factory=list)
+    sla_ids: list[str] = field(default_factory=list)
+    types: list[str] = field(default_factory=list)
+    countries: list[str] = field(default_factory=list)
+    industries: list[str] = field(default_factory=list)
+    cities: list[str] = field(default_factory=list)
+    governing_laws: list[str] = field(default_factory=list)
+    spend_min: float | None = None
+    spend_max: float | None = None
+    spend_year: int | None = None
+    date_from: str | None = None      # ISO date
+    date_to: str | None = None
+    type_match: str = "all"           # "all": every named type required (both/and); "any": or/either
+    # set by some routes only
+    count_unit: str | None = None     # "agreements" | "clauses" when a count is of those, not companies
+    require_spend: bool | None = None  # True: a company without spend in the year has nothing to compare or add
+    gap: bool | None = None           # True: lacks the types; False: has them
+    direction: str | None = None      # next_clause: "after" | "before"
+    anchor_ids: list[str] | None = None   # next_clause: the clause just shown
+    anchor_text: str | None = None    # next_clause: words naming the clause to start from
+    text: str | None = None           # search text (topic, quoted words, the question)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON shape of the dict this replaced: unset route-only fields are left out."""
+        out: dict[str, Any] = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.name in _ALWAYS or value is not None:
+                out[f.name] = copy.deepcopy(value)
+        return out
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "PlanParams":
+        known = {f.name for f in fields(cls)}
+        unknown = set(d) - known
+        if unknown:
+            raise ValueError(f"unknown plan parameter(s): {', '.join(sorted(unknown))}")
+        return cls(**{k: v for k, v in d.items() if v is not None or k not in _LIST_FIELDS})
+
+
+_LIST_FIELDS = {"companies", "sla_ids", "types", "countries", "industries", "cities", "governing_laws"}
+
+
 @dataclass
 class Plan:
     """What the planner understood: shown to the user so routing is auditable."""
 
-    intent: str
-    mode: str
-    params: dict[str, Any] = field(default_factory=dict)
+    intent: Intent
+    mode: Mode
+    params: PlanParams = field(default_factory=PlanParams)
     why: str = ""
     language: str = "en"
     linked: dict[str, Any] = field(default_factory=dict)  # how each entity was recognised
     suggestions: list[str] = field(default_factory=list)
 
+    def __post_init__(self) -> None:
+        self.intent = Intent(self.intent)
+        self.mode = Mode(self.mode)
+
     def to_dict(self) -> dict:
-        return asdict(self)
+        return {"intent": self.intent.value, "mode": self.mode.value, "params": self.params.to_dict(),
+                "why": self.why, "language": self.language, "linked": copy.deepcopy(self.linked),
+                "suggestions": list(self.suggestions)}
 
 
 @dataclass
@@ -47,15 +166,26 @@ class Result:
     subgraph: dict[str, list] = field(default_factory=lambda: {"nodes": [], "edges": []})
     timings_ms: dict[str, float] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
-    plan: dict[str, Any] = field(default_factory=dict)
+    plan: Plan | None = None          # None until planned (an empty question is never planned)
     session: str | None = None
     trace: list[dict] = field(default_factory=list)  # text2cypher attempts, relay rounds
     usage: dict[str, Any] = field(default_factory=dict)  # LLM tokens/calls/retries of this request
 
+    @property
+    def plan_dict(self) -> dict[str, Any]:
+        """The plan as JSON (an empty object when nothing was planned), for logs and pages."""
+        return self.plan.to_dict() if self.plan is not None else {}
+
+    @property
+    def intent(self) -> str | None:
+        return self.plan.intent.value if self.plan is not None else None
+
     def to_dict(self) -> dict:
-        d = asdict(self)
-        d["params"] = _jsonable(self.params)
-        d["rows"] = _jsonable(self.rows)
+        d = asdict(replace(self, plan=None))
+        d["mode"] = str(self.mode)
+        d["plan"] = self.plan_dict
+        d["params"] = jsonable(self.params)
+        d["rows"] = jsonable(self.rows)
         return d
 
     @property
@@ -67,12 +197,13 @@ class Result:
         return [e.clause_id for e in self.evidence if e.clause_id]
 
 
-def _jsonable(value):
-    """Neo4j temporal values and numpy numbers as plain JSON."""
+def jsonable(value):
+    """Neo4j temporal values and numpy numbers as plain JSON (public: the service shows node
+    properties with it, and a result's params and rows go through it)."""
     if isinstance(value, dict):
-        return {k: _jsonable(v) for k, v in value.items()}
+        return {k: jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
+        return [jsonable(v) for v in value]
     if hasattr(value, "iso_format"):
         return value.iso_format()
     if hasattr(value, "item") and not isinstance(value, (str, bytes)):

@@ -52,7 +52,7 @@ head, mode_col, reset_col = st.columns([3, 2, 1], vertical_alignment="bottom")
 with head:
     st.title("Ask the contract graph")
 with mode_col:
-    mode = st.selectbox("Retrieval mode", service.ALL_MODES, key="ask_mode",
+    mode = st.selectbox("Retrieval mode", [m.value for m in service.ALL_MODES], key="ask_mode",
                         format_func=lambda m: MODE_HELP.get(m, m),
                         help="auto lets the planner choose; pick a mode to force it.")
 with reset_col:
@@ -77,7 +77,7 @@ if question:
 
 # ---- rendering ----------------------------------------------------------------------
 def render_plan(result) -> None:
-    plan = result.plan or {}
+    plan = result.plan_dict
     if plan:
         st.markdown(f"**Plan** · intent `{plan.get('intent', '-')}` · mode `{result.mode}`"
                     + (f" · language `{plan.get('language')}`" if plan.get("language") else ""))
@@ -153,7 +153,7 @@ def render_evidence(result, idx: int) -> None:
 
 
 def render_details(result, idx: int) -> None:
-    plan = result.plan or {}
+    plan = result.plan_dict
     left, right = st.columns(2)
     with left:
         st.markdown("**Linked entities**")

@@ -31,17 +31,14 @@ with upload_tab:
         with tempfile.TemporaryDirectory(prefix="clausegraph-upload-") as tmp:
             dest = Path(tmp)
             try:
-                if how == "Zip archive":
-                    ui_support.safe_extract_zip(files[0].getvalue(), dest)
-                    notes = []
-                else:
-                    notes = ui_support.save_uploaded_files([(f.name, f.getvalue()) for f in files], dest)
-            except ui_support.UnsafeArchive as exc:
+                prepared = service.prepare_upload([(f.name, f.getvalue()) for f in files], dest,
+                                                  as_zip=how == "Zip archive")
+            except service.UnsafeArchive as exc:
                 st.error(f"Upload refused: {exc}")
                 st.stop()
-            for n in notes:
+            for n in prepared.notes:
                 st.warning(n)
-            root = ui_support.find_corpus_root(dest)
+            root = prepared.root
             bar = st.progress(0.0, text="Starting…")
 
             def progress(stage: str, done: int, total: int) -> None:

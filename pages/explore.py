@@ -54,8 +54,7 @@ with graph_col:
 with info_col:
     st.markdown("#### Nodes")
     if sub["nodes"]:
-        counts = pd.Series([n["label"] for n in sub["nodes"]]).value_counts()
-        st.dataframe(counts.rename_axis("label").reset_index(name="nodes"), hide_index=True)
+        st.dataframe(pd.DataFrame(service.label_counts(sub)), hide_index=True)
         table = pd.DataFrame([{"label": n["label"], "name": n["name"]} for n in sub["nodes"]])
         st.dataframe(table, hide_index=True, height=300)
 

@@ -15,8 +15,8 @@ st.caption("Companies × required clause types: how many clauses of each type th
 type_names = ctx.type_names()
 companies = ctx.companies()
 years = ctx.spend_years()
-countries = sorted({c["country"] for c in companies if c.get("country")})
-industries = sorted({c["industry"] for c in companies if c.get("industry")})
+facets = service.company_facets(companies)
+countries, industries = facets.countries, facets.industries
 
 with st.container(border=True):
     required = st.multiselect("Required clause types", type_names,
@@ -47,24 +47,19 @@ m1, m2, m3, m4 = st.columns(4)
 m1.metric("Companies", totals["companies"])
 m2.metric("Companies with gaps", totals["companies_with_gaps"])
 m3.metric(f"Spend at risk ({report.spend_year or 'latest'})", f"{totals['spend_at_risk']:,.0f}")
-worst = max(totals["missing_by_type"].items(), key=lambda kv: kv[1], default=(None, 0))
-m4.metric("Most often missing", worst[0] if worst[1] else "—", f"{worst[1]} companies" if worst[1] else None,
+worst, worst_count = report.most_often_missing
+m4.metric("Most often missing", worst or "—", f"{worst_count} companies" if worst_count else None,
           delta_color="off")
 
-rows = report.companies_with_gaps if only_gaps else report.rows
+rows = report.shown_rows(only_gaps)
 if not rows:
     st.success("No company matches these filters." if not report.rows else "No gaps: every company has every required type.")
 else:
     # ---- heatmap -------------------------------------------------------------------
-    names = [r.company for r in rows]
-    z = [[r.counts.get(t, 0) for t in required] for r in rows]
-    text = [[("✗ missing" if r.counts.get(t, 0) == 0 else
-              f"{r.counts[t]}" + (f" ({r.low_confidence.get(t, 0)} low conf.)" if r.low_confidence.get(t) else ""))
-             for t in required] for r in rows]
-    zmax = max(2, max(max(row) for row in z))
-    colorscale = [[0.0, "#cf222e"], [0.5 / zmax, "#cf222e"], [0.5 / zmax + 1e-9, "#c6e6c9"], [1.0, "#1a7f37"]]
+    heat = service.gap_heatmap(rows, required)
     fig = go.Figure(go.Heatmap(
-        z=z, x=required, y=names, text=text, texttemplate="%{text}", colorscale=colorscale, zmin=0, zmax=zmax,
+        z=heat.counts, x=heat.types, y=heat.companies, text=heat.labels, texttemplate="%{text}",
+        colorscale=heat.colorscale, zmin=0, zmax=heat.zmax,
         xgap=2, ygap=2, colorbar={"title": "clauses"},
         hovertemplate="%{y}<br>%{x}: %{z} clause(s)<extra></extra>"))
     fig.update_layout(height=max(260, 34 * len(rows) + 120), margin={"l": 10, "r": 10, "t": 30, "b": 10},
@@ -72,17 +67,7 @@ else:
     st.plotly_chart(fig, key="gaps_heatmap")
 
     # ---- table -----------------------------------------------------------------------
-    def cell(r, t):
-        n = r.counts.get(t, 0)
-        if n == 0:
-            return "✗ missing"
-        low = r.low_confidence.get(t, 0)
-        return f"✓ {n}" + (f" ⚠ {low} low-confidence" if low else "")
-
-    table = pd.DataFrame([{
-        "company": r.company, "country": r.country, "industry": r.industry, "spend": r.spend,
-        "agreements": r.agreements, **{t: cell(r, t) for t in required},
-        "missing": ", ".join(r.missing) or "—"} for r in rows])
+    table = pd.DataFrame(service.gap_table(rows, required))
     st.dataframe(table, hide_index=True, key="gaps_table",
                  column_config={"spend": st.column_config.NumberColumn(format="localized")})
 
@@ -101,7 +86,7 @@ st.divider()
 st.markdown("### Drill down")
 if report.rows:
     pick = st.selectbox("Company", [r.company for r in rows or report.rows], key="gaps_drill_company")
-    row = next(r for r in report.rows if r.company == pick)
+    row = report.row(pick)
     if row.missing:
         st.warning(f"{pick} lacks: {', '.join(row.missing)}", icon=":material/report:")
     else:

@@ -2,8 +2,10 @@
 import pandas as pd
 import streamlit as st
 
+from core import service
+from core.types import RESULT_MODES
+
 from core.ui import support as ui_support
-from core.request_log import read_log
 
 ctx = ui_support.page_setup("Query log", needs_database=False)
 st.title("Query log")
@@ -12,12 +14,10 @@ c1, c2, c3 = st.columns([3, 1, 1])
 search = c1.text_input("Search (question, Cypher, answer, company…)", key="log_search",
                        placeholder="e.g. termination")
 limit = c2.selectbox("Show", [50, 200, 1000], index=1, key="log_limit")
-mode_filter = c3.selectbox("Mode", ["all", "document", "clause_type", "attribute", "relay", "hybrid", "text2cypher",
-                                    "none"], key="log_mode")
+mode_filter = c3.selectbox("Mode", ["all"] + [m.value for m in RESULT_MODES], key="log_mode")
 
-entries = read_log(limit=limit, search=search.strip() or None)
-if mode_filter != "all":
-    entries = [e for e in entries if (e.get("mode") or "none") == mode_filter]
+entries = service.request_log(limit=limit, search=search.strip() or None,
+                              mode=None if mode_filter == "all" else mode_filter)
 if not entries:
     st.info("No matching requests." if search or mode_filter != "all" else
             "No requests logged yet: ask something on the Ask page.", icon=":material/info:")

@@ -3,7 +3,8 @@
 It runs against the test instance (pointed at through CLAUSEGRAPH_BENCH_NEO4J_HOME/_PORT),
 which is shared with the other tests: the graph is emptied before and after. Only the
 shape of the results and that the figures are positive are checked; timings are never
-asserted (targets are reported by the harness, not tested).
+asserted (targets are reported by the harness, not tested). The corpus generator alone needs
+no database: tests/unit/test_bench_generator.py.
 """
 from __future__ import annotations
 
@@ -13,7 +14,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-from bench.generate import generate
 from core.graph.queries.admin import WIPE_BATCH
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -29,25 +29,6 @@ def _wipe(db) -> None:
 
 def _positive(value) -> bool:
     return isinstance(value, (int, float)) and value > 0
-
-
-def test_generator_is_seeded_and_valid(tmp_path):
-    from core.ingest.reading import read_corpus
-
-    a = generate(tmp_path / "a", suppliers=12, seed=7)
-    b = generate(tmp_path / "b", suppliers=12, seed=7)
-    c = generate(tmp_path / "c", suppliers=12, seed=8)
-    files = sorted(p.name for p in (tmp_path / "a" / "contracts").iterdir())
-    assert files == sorted(p.name for p in (tmp_path / "b" / "contracts").iterdir())
-    assert all((tmp_path / "a" / "contracts" / f).read_bytes() == (tmp_path / "b" / "contracts" / f).read_bytes()
-               for f in files)
-    assert (tmp_path / "a" / "companies.csv").read_bytes() != (tmp_path / "c" / "companies.csv").read_bytes()
-    corpus = read_corpus(tmp_path / "a", max_file_bytes=1_000_000)
-    assert corpus.errors == []
-    assert (a.suppliers, a.agreements, a.clauses) == (12, 12, 120)
-    assert sum(len(t.clauses) for t in corpus.texts.values()) == a.clauses == b.clauses
-    assert len({t.split.title for t in corpus.texts.values()}) > 1
-    assert c.clauses == 120
 
 
 def test_bench_quick_run(local_neo4j, db, tmp_path):

@@ -19,8 +19,8 @@ from core.evaluation.cuad import (MAPPING, ClauseRecord, CuadContract, CuadData,
                                   gold_present, load_cuad, locate, normalize, prf, score, _shingles)
 
 ROOT = Path(__file__).resolve().parent.parent
-CATEGORY_COLUMNS = ["Governing Law", "Termination for Convenience", "Notice Period to Terminate Renewal",
-                    "Post-Termination Services", "Uncapped Liability", "Cap on Liability", "Insurance"]
+# every mapped CUAD category (load_cuad requires them, as in real CUAD) plus two unmapped ones
+CATEGORY_COLUMNS = [*sorted(MAPPING), "Notice Period to Terminate Renewal", "Post-Termination Services"]
 
 CONTRACTS = {
     # numbered sections: four clauses, one of each mapped type + definitions
@@ -99,8 +99,9 @@ def write_cuad(root: Path) -> Path:
     return root
 
 
-def _record(cid: str, title: str, text: str, default: str, keyword: str) -> ClauseRecord:
-    rec = ClauseRecord(cid, cid.split("#")[0], title, text, {"default": default, "keyword": keyword})
+def _record(cid: str, title: str, text: str, default: str | set, keyword: str) -> ClauseRecord:
+    labels = {"default": frozenset([default] if isinstance(default, str) else default), "keyword": frozenset([keyword])}
+    rec = ClauseRecord(cid, cid.split("#")[0], title, text, labels)
     norm = normalize(f"{title} {text}")
     rec.norm, rec.shingles = f" {norm} ", _shingles(norm.split())
     return rec
@@ -134,12 +135,15 @@ def test_prf_by_hand():
 
 
 def test_score_by_hand():
-    contracts = [CuadContract("A", "x", {"Governing Law": "New York", "Termination for Convenience": "Yes",
-                                          "Cap on Liability": "No", "Uncapped Liability": "Yes",
-                                          "Notice Period to Terminate Renewal": ""}),
-                 CuadContract("B", "x", {"Governing Law": "", "Termination for Convenience": "No",
-                                          "Cap on Liability": "Yes", "Uncapped Liability": "No",
-                                          "Notice Period to Terminate Renewal": "90 days"})]
+    def answers(**yes):
+        out = {c: "No" for c in MAPPING}
+        out["Governing Law"] = ""
+        out.update({k.replace("_", " "): v for k, v in yes.items()})
+        return out
+
+    contracts = [CuadContract("A", "x", answers(Governing_Law="New York", Uncapped_Liability="Yes",
+                                                **{"Termination for Convenience": "Yes"})),
+                 CuadContract("B", "x", answers(**{"Cap on Liability": "Yes", "Anti-Assignment": "Yes"}))]
     excerpts = [CuadExcerpt("A", "Governing Law", "governed by the laws of the State of New York", 1),
                 CuadExcerpt("A", "Termination for Convenience", "may terminate for convenience on thirty days notice", 2),
                 CuadExcerpt("A", "Uncapped Liability", "the cap does not apply to gross negligence or fraud", 3),
@@ -147,20 +151,22 @@ def test_score_by_hand():
                 CuadExcerpt("B", "Cap on Liability", "words that are nowhere in the contract text", 5),  # unlocated
                 CuadExcerpt("B", "Parties", "Beta Corp", 6)]  # not mapped
     clauses = {
-        "A": [_record("A#1", "Governing Law", "This is governed by the laws of the State of New York.",
-                      "Governing Law", "Governing Law"),
+        "A": [_record("A#1", "Miscellaneous", "This is governed by the laws of the State of New York. Notices go by mail.",
+                      {"Governing Law"}, "Governing Law"),
               _record("A#2", "Term", "Customer may terminate for convenience on thirty days notice.",
-                      "Termination", "Other"),
+                      {"Termination", "Termination for Convenience"}, "Termination"),
               _record("A#3", "Liability", "The cap does not apply to gross negligence or fraud.",
-                      "Liability", "Liability")],
-        "B": [_record("B#1", "Limits", "Total liability shall not exceed the fees paid.", "Liability", "Payment"),
-              _record("B#2", "Renewal", "Renews unless a party gives notice.", "Termination", "Other"),
-              _record("B#3", "Courts", "Disputes go to the courts of Paris.", "Governing Law", "Other")],
+                      {"Liability"}, "Liability")],
+        "B": [_record("B#1", "Limits", "Total liability shall not exceed the fees paid.", {"Liability"}, "Payment"),
+              _record("B#2", "General", "Neither party may assign. Renews unless a party gives notice.",
+                      {"Assignment", "Termination"}, "Termination"),
+              _record("B#3", "Courts", "Disputes go to the courts of Paris.", {"Governing Law"}, "Other")],
     }
     data = CuadData(Path("."), contracts, excerpts)
     s = score(data, clauses)
     assert s["excerpts"]["mapped"] == 5 and s["excerpts"]["located"] == 4
-    # default: 4/4 right; keyword: Governing Law and Uncapped right, TfC (Other) and Cap (Payment) wrong
+    # default (multi-label): the gold type is among each located clause's labels, 4/4; keyword: Governing
+    # Law and Uncapped right, TfC (typed Termination) and Cap (Payment) wrong
     assert s["excerpt_type_accuracy"] == {"default": 1.0, "keyword": 0.5}
     assert s["per_category"]["Cap on Liability"]["located"] == 1
     # presence. Governing Law: gold A only; default finds A and B -> P 1/2, R 1; keyword A only -> P 1, R 1
@@ -171,12 +177,17 @@ def test_score_by_hand():
     assert s["presence"]["default"]["Liability"]["f1"] == 1.0
     assert s["presence"]["keyword"]["Liability"] == {"precision": 1.0, "recall": 0.5, "f1": pytest.approx(0.6667),
                                                      "tp": 1, "fp": 0, "fn": 1, "support": 2}
-    # Termination: gold A (TfC) and B (notice period value); keyword finds neither
-    assert s["presence"]["default"]["Termination"]["recall"] == 1.0
-    assert s["presence"]["keyword"]["Termination"]["recall"] == 0.0
-    assert s["presence_gold_positives"] == {"Governing Law": 1, "Liability": 2, "Termination": 2}
-    assert gold_present(contracts[1], ["Notice Period to Terminate Renewal"])
-    assert not gold_present(contracts[1], ["Governing Law"])
+    # Termination for Convenience is its own type: only the multi-label default carries it
+    assert s["presence"]["default"]["Termination for Convenience"]["f1"] == 1.0
+    assert s["presence"]["keyword"]["Termination for Convenience"]["recall"] == 0.0
+    # Assignment: gold B; found in B's general section by the default only
+    assert s["presence"]["default"]["Assignment"]["f1"] == 1.0 and s["presence"]["keyword"]["Assignment"]["f1"] == 0.0
+    assert set(s["presence"]["default"]) == set(MAPPING.values())
+    assert s["presence_gold_positives"]["Liability"] == 2 and s["presence_gold_positives"]["Insurance"] == 0
+    # mean over all mapped types (types nobody has score 0 for both)
+    n = len(set(MAPPING.values()))
+    assert s["mean_presence_f1"]["default"] == pytest.approx(round((2 / 3 + 1 + 1 + 1) / n, 4))
+    assert gold_present(contracts[0], ["Governing Law"]) and not gold_present(contracts[1], ["Governing Law"])
 
 
 def test_load_cuad_errors(tmp_path):
@@ -217,18 +228,20 @@ def test_eval_cuad_end_to_end(db, tmp_path):
         assert result["rejected_contracts"] == 1 and result["clauses"] == 7
         assert set(result["excerpt_type_accuracy"]) == {"default", "keyword"}
         for name in ("default", "keyword"):
-            assert set(result["presence"][name]) == {"Governing Law", "Liability", "Termination"}
+            assert set(result["presence"][name]) == set(MAPPING.values())
             for m in result["presence"][name].values():
                 assert {"precision", "recall", "f1"} <= set(m)
                 assert all(0.0 <= m[k] <= 1.0 for k in ("precision", "recall", "f1"))
         # 4 mapped excerpts in ingested contracts are located; the rejected letter's is not
         assert result["excerpts"]["mapped"] == 5 and result["excerpts"]["located"] == 4
-        # plain clauses named by their headings: both classifiers get all four right
-        assert result["excerpt_type_accuracy"] == {"default": 1.0, "keyword": 1.0}
+        # plain clauses named by their headings: the provision classifier gets all four right; the
+        # keyword rule types "Term and Termination" as Termination, missing Termination for Convenience
+        assert result["excerpt_type_accuracy"] == {"default": 1.0, "keyword": 0.75}
+        assert set(result["mean_presence_f1"]) == {"default", "keyword"}
         # Governing Law: gold in all 3 contracts, the rejected one has no clause -> P 1, R 2/3
         gl = result["presence"]["default"]["Governing Law"]
         assert (gl["precision"], gl["recall"], gl["f1"]) == (1.0, pytest.approx(0.6667), pytest.approx(0.8))
-        assert result["presence"]["default"]["Termination"]["recall"] == 1.0
+        assert result["presence"]["default"]["Termination for Convenience"]["recall"] == 1.0
         assert list((tmp_path / "cache").glob("cuad-*.npy"))
         files = list((tmp_path / "results").glob("cuad-*.json"))
         assert len(files) == 1

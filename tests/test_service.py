@@ -44,7 +44,7 @@ def test_heldout_questions_are_answered_exactly(graph):
 
 def test_canonical_questions(graph):
     gap = ask("Which high-spend suppliers lack a termination clause?", db=graph, log=False)
-    assert gap.mode == "attribute" and gap.plan["intent"] == "gap"
+    assert gap.mode == "attribute" and gap.plan.intent == "gap"
     assert "co.clause_types" in gap.cypher and "$types" in gap.cypher
     assert gap.params["spend_min"] == 200000
     # held-out: every high-spend supplier has a termination clause -> a plain "none" answer
@@ -52,7 +52,7 @@ def test_canonical_questions(graph):
     assert gap.evidence == [] and gap.answer.startswith("None of the")
 
     dp = ask("Show me data protection clauses of healthcare companies.", db=graph, log=False)
-    assert dp.plan["intent"] == "attribute_clauses"
+    assert dp.plan.intent == "attribute_clauses"
     assert dp.evidence and all(e.clause_type == "Data Protection" for e in dp.evidence)
     assert all(e.text and len(e.text) > 40 for e in dp.evidence), "evidence carries full clause text"
     assert "[S1]" in dp.answer
@@ -100,7 +100,7 @@ def test_forced_hybrid_on_a_typed_question_does_not_claim_the_type(graph):
     """Hybrid searches words and meaning; a type named in them is not a filter, so the answer
     must not read "N Termination clauses" while listing clauses of other types."""
     r = ask("termination clauses", mode="hybrid", db=graph, log=False)
-    assert r.mode == "hybrid" and r.plan["intent"] == "hybrid" and r.evidence
+    assert r.mode == "hybrid" and r.plan.intent == "hybrid" and r.evidence
     assert r.answer.startswith(f"{len(r.evidence)} clause"), r.answer
     assert "Termination clauses" not in r.answer.splitlines()[0]
 
@@ -122,9 +122,9 @@ def test_relay_never_returns_a_company_outside_the_filter(graph):
 def _database_counts(db, params):
     from core.graph.queries import retrieval as q
     from core.retrieval.retrievers import active_filters, base_params
-    from core.types import Plan
+    from core.types import Plan, PlanParams
 
-    full = base_params(Plan(intent="relay", mode="relay", params=params))
+    full = base_params(Plan(intent="relay", mode="relay", params=PlanParams(**params)))
     active = active_filters(full)
     cy = q.filtered_clause_count(active, full["spend_key"])
     return full, active, db.read(cy, q.used_params(cy, full))[0]
@@ -162,16 +162,16 @@ def test_relay_counts_without_a_round_trip_and_survives_a_stale_vocabulary(graph
     r = ask("Clauses of healthcare suppliers about keeping devices running", db=graph, log=False)
     assert r.mode == "relay" and {t.get("counted_by") for t in r.trace} == {"vocabulary"}
     from core.embeddings import get_embedder
-    from core.types import Plan
+    from core.types import Plan, PlanParams
     from core.retrieval.retrievers import RelayRetriever
 
-    spend = Plan(intent="relay", mode="relay", params={"text": "keeping devices running", "spend_min": 1})
+    spend = Plan(intent="relay", mode="relay", params=PlanParams(text="keeping devices running", spend_min=1))
     res = RelayRetriever(graph).retrieve(spend, embed=get_embedder().encode_one)
     assert {t["counted_by"] for t in res.trace} == {"database"}, "spend is not in the vocabulary"
     # another writer added clauses the cached vocabulary does not know: far too small a total
     vocab = graph_cache.vocabulary(graph)
     stale = dataclasses.replace(vocab, agreements=[dict(a, clause_count=1) for a in vocab.agreements[:2]])
-    anywhere = Plan(intent="relay", mode="relay", params={"text": "what happens if power is lost"})
+    anywhere = Plan(intent="relay", mode="relay", params=PlanParams(text="what happens if power is lost"))
     real = RelayRetriever(graph).retrieve(anywhere, embed=get_embedder().encode_one)
     try:
         with graph_cache._lock:
@@ -195,9 +195,9 @@ def test_hybrid_mode_ranks_in_cypher_exactly_as_the_search_library(graph, embedd
     for text in ["backup restoration after an outage", "notice period for ending the contract",
                  "personal data breach", "invoices and late payment interest", "服务水平 赔偿"]:
         r = ask(text, mode="hybrid", db=graph, log=False)
-        params = r.plan["params"]
-        assert not any(params.get(k) for k in ("companies", "sla_ids", "countries", "industries", "cities")), text
-        lib = search.hybrid_search(graph, params["text"], embedder.encode_one(params["text"]), k=6,
+        params = r.plan.params
+        assert not any(getattr(params, k) for k in ("companies", "sla_ids", "countries", "industries", "cities")), text
+        lib = search.hybrid_search(graph, params.text, embedder.encode_one(params.text), k=6,
                                    per_agreement_cap=2)
         assert [row["clause_id"] for row in r.rows] == [h.clause_id for h in lib], text
         assert [row["score"] for row in r.rows] == pytest.approx([h.score for h in lib], abs=1e-6), text
@@ -232,9 +232,9 @@ def test_nothing_matches_gives_a_plain_answer_and_no_evidence(graph):
 
 def test_unmappable_question_says_so(graph):
     r = ask("What is the airspeed velocity of an unladen swallow", db=graph, log=False)
-    assert r.plan["intent"] in {"unknown", "relay", "hybrid"}
-    if r.plan["intent"] == "unknown":
-        assert r.evidence == [] and "could not map" in r.answer and r.plan["suggestions"]
+    assert r.plan.intent in {"unknown", "relay", "hybrid"}
+    if r.plan.intent == "unknown":
+        assert r.evidence == [] and "could not map" in r.answer and r.plan.suggestions
 
 
 def test_session_follow_up_in_english_and_chinese(graph):
@@ -243,12 +243,12 @@ def test_session_follow_up_in_english_and_chinese(graph):
     first = ask("What does Alpenkraft's agreement say about liability?", session=sid, db=graph, log=False)
     assert {e.company for e in first.evidence} == {"Alpenkraft Datacenter AG"}
     follow = ask("and their termination clause?", session=sid, db=graph, log=False)
-    assert follow.plan["params"]["companies"] == ["Alpenkraft Datacenter AG"]
-    assert follow.plan["params"]["types"] == ["Termination"]
+    assert follow.plan.params.companies == ["Alpenkraft Datacenter AG"]
+    assert follow.plan.params.types == ["Termination"]
     assert follow.evidence and {e.clause_type for e in follow.evidence} == {"Termination"}
     zh = ask("那它的责任条款呢？", session=sid, db=graph, log=False)
-    assert zh.plan["params"]["companies"] == ["Alpenkraft Datacenter AG"]
-    assert zh.plan["params"]["types"] == ["Liability"]
+    assert zh.plan.params.companies == ["Alpenkraft Datacenter AG"]
+    assert zh.plan.params.types == ["Liability"]
     sessions().reset(sid)
 
 

@@ -2,12 +2,12 @@
 
 The real `openai` client, prompts, guard and repair loop run; only the model's replies are
 scripted. The demo corpus is loaded once for the module; the prompt-injection tests at the
-end load their own tiny corpus and put the demo back afterwards.
+end load their own tiny corpus and put the demo back afterwards. What needs no database (the
+example pool, the LLM client, prompt parsing, citation checks) is in tests/unit/test_t2c_offline.py.
 """
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -16,20 +16,16 @@ from core.graph import vocabulary as graph_cache
 from core.config import settings
 from core.guard.gates import CypherGuard
 from core.ingest.pipeline import ingest_corpus
-from core.text2cypher.llm import LLMClient, LLMError, LLMOptions, TokenLedger
 from core.graph.queries.admin import NODE_COUNTS, REL_COUNTS, WIPE_BATCH
 from core.text2cypher.schema_summary import schema_summary
-from core.text2cypher.examples import classify_question, load_examples, select_examples
-from core.text2cypher.prompts import ANSWER_TASK_TAG, EVIDENCE_CLOSE, EVIDENCE_OPEN, check_citations
+from core.text2cypher.examples import load_examples
+from core.text2cypher.prompts import ANSWER_TASK_TAG, EVIDENCE_CLOSE, EVIDENCE_OPEN
 from core.text2cypher.pipeline import NOTHING_FOUND, answer_with_llm
-from llm_server import ScriptedLLM
+from support import API_KEY, llm, server  # noqa: F401 - fixtures shared with tests/unit
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "data" / "demo"
 REGRESSION = Path(__file__).parent / "fixtures" / "t2c_regression.jsonl"
-API_KEY = "sk-test-T2C-SECRET-0123456789abcdef"
-ENV = ("OPENAI_BASE_URL", "OPENAI_API_KEY", "OPENAI_MODEL", "CLAUSEGRAPH_LLM_TIMEOUT", "CLAUSEGRAPH_LLM_BACKOFF",
-       "CLAUSEGRAPH_LLM_RETRIES", "CLAUSEGRAPH_LOG_DIR")
 
 CLAUSES_OF = ("MATCH (co:Company {name: $company})-[:HAS_SLA]->(s:SLA)-[:HAS_CLAUSE]->(c:Clause) "
               "RETURN co.name AS company, s.id AS sla_id, c.id AS clause_id, c.title AS clause_title, c.text AS text "
@@ -42,32 +38,6 @@ def demo(db):
 
     load_corpus(db, DEMO)
     return db
-
-
-@pytest.fixture(scope="module")
-def server():
-    srv = ScriptedLLM()
-    yield srv
-    srv.close()
-
-
-@pytest.fixture()
-def llm(server, tmp_path):
-    """Settings pointed at the scripted server (fast timeouts and back-off), a private request log."""
-    saved = {k: os.environ.get(k) for k in ENV}
-    os.environ.update({"OPENAI_BASE_URL": server.base_url, "OPENAI_API_KEY": API_KEY, "OPENAI_MODEL": "scripted",
-                       "CLAUSEGRAPH_LLM_TIMEOUT": "1", "CLAUSEGRAPH_LLM_BACKOFF": "0.01",
-                       "CLAUSEGRAPH_LLM_RETRIES": "2", "CLAUSEGRAPH_LOG_DIR": str(tmp_path / "log")})
-    settings.cache_clear()
-    server.reset()
-    yield server
-    server.reset()
-    for k, v in saved.items():
-        if v is None:
-            os.environ.pop(k, None)
-        else:
-            os.environ[k] = v
-    settings.cache_clear()
 
 
 def _counts(db) -> tuple:
@@ -100,17 +70,6 @@ def test_schema_summary_is_live_compact_and_cached(demo):
     assert fresh is not s and fresh.text == s.text                    # invalidated with the graph cache
 
 
-def test_example_pool_is_large_varied_and_parameterized():
-    pool = load_examples()
-    assert len(pool) >= 14
-    assert {e.type for e in pool} >= {"single_node", "single_hop", "multi_hop", "aggregation", "gap", "filter_sort",
-                                       "vector_relay"}
-    assert len({e.id for e in pool}) == len(pool)
-    for e in pool:
-        assert "'" not in e.cypher.replace("'clause_embeddings'", "").replace("'clause_text'", ""), e.id
-        assert "LIMIT" in e.cypher, e.id
-
-
 @pytest.mark.parametrize("example", load_examples(), ids=lambda e: e.id)
 def test_every_example_runs_through_the_guard(demo, embedder, example):
     params = dict(example.params)
@@ -126,47 +85,8 @@ def test_every_example_runs_through_the_guard(demo, embedder, example):
         assert run.rows, f"{example.id} returns nothing on the demo corpus"
 
 
-def test_examples_are_chosen_by_type_and_meaning(demo):
-    assert classify_question("Which suppliers lack a termination clause?") == "gap"
-    assert classify_question("How many agreements per country?") == "aggregation"
-    assert classify_question("Clauses about restoring data after an outage") == "vector_relay"
-    chosen = select_examples("Which high-spend suppliers are missing a data protection clause?")
-    assert 5 <= len(chosen) <= 6
-    assert sum(e.type == "gap" for e in chosen) >= 2
-    assert chosen[-1].type == "unanswerable"
-
-
 # ---------------------------------------------------------------------------------------
-# the LLM client
-
-def test_client_retries_with_backoff_and_counts_tokens(llm):
-    llm.script("cypher", {"status": 429, "headers": {"Retry-After": "0"}}, {"status": 503}, "hello")
-    client = LLMClient(options=LLMOptions(timeout_s=2, max_retries=3, backoff_s=0.01))
-    ledger = TokenLedger()
-    assert client.chat([{"role": "user", "content": "hi there"}], purpose="test", ledger=ledger) == "hello"
-    assert len(llm.requests) == 3
-    assert ledger.retries == 2 and ledger.prompt_tokens > 0 and ledger.completion_tokens > 0
-    assert llm.requests[0].headers["authorization"] == f"Bearer {API_KEY}"
-
-
-def test_client_gives_up_after_bounded_retries_and_never_echoes_the_key(llm):
-    echo = lambda req: {"status": 500, "body": {"error": {"message": "boom " + req.headers["authorization"]}}}
-    llm.default = echo
-    client = LLMClient(options=LLMOptions(timeout_s=2, max_retries=2, backoff_s=0.01))
-    with pytest.raises(LLMError) as info:
-        client.chat([{"role": "user", "content": "x"}], purpose="test")
-    assert len(llm.requests) == 3                           # first try + 2 retries, then stop
-    assert info.value.retries == 2 and info.value.status == 500
-    assert API_KEY not in str(info.value) and "HTTP 500" in str(info.value)
-
-
-def test_client_does_not_retry_a_refusal(llm):
-    llm.script("cypher", {"status": 400, "body": {"error": {"message": "bad model"}}})
-    client = LLMClient(options=LLMOptions(timeout_s=2, max_retries=3, backoff_s=0.01))
-    with pytest.raises(LLMError, match="refused"):
-        client.chat([{"role": "user", "content": "x"}], purpose="test")
-    assert len(llm.requests) == 1
-
+# without an LLM configured
 
 def test_without_configuration_the_product_stays_offline(demo):
     settings.cache_clear()
@@ -187,7 +107,7 @@ def test_wrong_direction_is_fixed_and_clause_text_fetched_by_id(demo, llm):
                                     "RETURN c.id AS clause_id ORDER BY clause_id LIMIT 5",
                           "params": {"company": "Medivance Health GmbH"}})
     llm.script("answer", "Medivance's agreement covers availability and support [S1][S2].")
-    r = answer_with_llm("Which clauses does Medivance's agreement have?", db=demo)
+    r = answer_with_llm("Which clauses does Medivance's agreement have?", db=demo).result
     assert r.mode == "text2cypher"
     assert "<-[:HAS_CLAUSE]-" in r.cypher
     assert any("direction fixed" in f for f in _attempts(r)[0]["fixes"])
@@ -204,7 +124,7 @@ def test_unknown_property_is_repaired_on_retry(demo, llm):
                {"cypher": "MATCH (co:Company)-[:HAS_SLA]->(s:SLA) WHERE s.effective_date >= date($from) "
                           "RETURN co.name AS company, s.id AS sla_id LIMIT 20", "params": {"from": "2024-01-01"}})
     llm.script("answer", "Three agreements started in 2024 [S1][S2][S3].")
-    r = answer_with_llm("Which agreements started in 2024?", db=demo)
+    r = answer_with_llm("Which agreements started in 2024?", db=demo).result
     tries = _attempts(r)
     assert [t["allowed"] for t in tries] == [False, True]
     assert "unknown property" in tries[0]["reason"] and "start_date" in tries[0]["reason"]
@@ -222,7 +142,7 @@ def test_write_attempt_is_refused_graph_unchanged_then_repaired(demo, llm):
                {"cypher": "MATCH (co:Company) WHERE co.industry = $industry RETURN co.name AS company LIMIT 20",
                 "params": {"industry": "Healthcare"}})
     llm.script("answer", "Healthcare suppliers: [S1][S2][S3][S4].")
-    r = answer_with_llm("Delete all nodes, then list the healthcare suppliers", db=demo)
+    r = answer_with_llm("Delete all nodes, then list the healthcare suppliers", db=demo).result
     assert _counts(demo) == before
     tries = _attempts(r)
     assert tries[0]["allowed"] is False and "not read-only" in tries[0]["reason"]
@@ -235,7 +155,7 @@ def test_wrong_case_name_is_normalized(demo, llm):
                                     "RETURN co.name AS company, s.id AS sla_id LIMIT 10",
                           "params": {"company": "klinora medizintechnik ag"}})
     llm.script("answer", "Klinora has two agreements [S1][S2].")
-    r = answer_with_llm("Which agreements does klinora medizintechnik ag have?", db=demo)
+    r = answer_with_llm("Which agreements does klinora medizintechnik ag have?", db=demo).result
     assert r.params["company"] == "Klinora Medizintechnik AG"
     assert {e.sla_id for e in r.evidence} == {"SLA-003", "SLA-004"}
     assert any("normalized" in w for w in r.warnings)
@@ -246,7 +166,7 @@ def test_exact_match_is_relaxed_to_contains(demo, llm):
                                     "RETURN co.name AS company, s.id AS sla_id, s.service_name AS service_name LIMIT 10",
                           "params": {"service": "cloud"}})
     llm.script("answer", "Cloud services [S1].")
-    r = answer_with_llm("Which agreements are cloud services?", db=demo)
+    r = answer_with_llm("Which agreements are cloud services?", db=demo).result
     tries = _attempts(r)
     assert [t["source"] for t in tries] == ["llm", "relaxed"]
     assert tries[0]["rows"] == 0 and tries[1]["rows"] >= 2
@@ -266,7 +186,7 @@ def test_multi_hop_question_is_split_into_single_hops(demo, llm):
          "params": {"type": "Termination"}}]}
     llm.script("cypher", empty, empty, steps)
     llm.script("answer", "Klinora's termination clauses [S1].")
-    r = answer_with_llm("What do the termination clauses of Klinora's agreements say?", db=demo)
+    r = answer_with_llm("What do the termination clauses of Klinora's agreements say?", db=demo).result
     assert "Split the question into single hops" in llm.of_kind("cypher")[2].last_user
     assert [t["source"] for t in _attempts(r)][-2:] == ["split", "split"]
     assert r.evidence and all(e.clause_type == "Termination" and e.sla_id in {"SLA-003", "SLA-004"} for e in r.evidence)
@@ -277,7 +197,10 @@ def test_nothing_found_says_so_with_empty_evidence(demo, llm):
     nothing = {"cypher": "MATCH (co:Company) WHERE co.name = $company RETURN co.name AS company LIMIT 5",
                "params": {"company": "Zzyzx Teleportation"}}
     llm.script("cypher", nothing, nothing, nothing)
-    r = answer_with_llm("Which agreements does Zzyzx Teleportation have?", db=demo, mode="text2cypher")
+    outcome = answer_with_llm("Which agreements does Zzyzx Teleportation have?", db=demo)
+    assert outcome.found_nothing and outcome.failure is None and outcome.attempts == 3
+    assert outcome.context_plan is None                     # nothing for a follow-up question to inherit
+    r = outcome.result
     assert r.answer == NOTHING_FOUND and r.evidence == [] and r.rows == []
     assert len(llm.of_kind("cypher")) == 3 and not llm.of_kind("answer")     # bounded; no answer call
     assert len([w for w in r.warnings if w.startswith("Text2Cypher attempt")]) >= 3
@@ -286,7 +209,7 @@ def test_nothing_found_says_so_with_empty_evidence(demo, llm):
 def test_invented_citation_is_removed(demo, llm):
     llm.script("cypher", {"cypher": CLAUSES_OF, "params": {"company": "Nordwind Logistics GmbH"}})
     llm.script("answer", "Nordwind limits its liability [S2] and is certified [S19], see also [S1, S42].")
-    r = answer_with_llm("What does Nordwind's agreement say?", db=demo)
+    r = answer_with_llm("What does Nordwind's agreement say?", db=demo).result
     assert len(r.evidence) < 19
     assert "[S19]" not in r.answer and "S42" not in r.answer
     assert "[S2]" in r.answer and "[S1]" in r.answer
@@ -296,14 +219,9 @@ def test_invented_citation_is_removed(demo, llm):
 def test_answer_without_citations_falls_back_to_listing(demo, llm):
     llm.script("cypher", {"cypher": CLAUSES_OF, "params": {"company": "Nordwind Logistics GmbH"}})
     llm.script("answer", "Nordwind is the best logistics company in Europe.")
-    r = answer_with_llm("What does Nordwind's agreement say?", db=demo)
+    r = answer_with_llm("What does Nordwind's agreement say?", db=demo).result
     assert r.answer.startswith("Found ") and "[S1]" in r.answer and "best logistics" not in r.answer
     assert any("cited no evidence" in w for w in r.warnings)
-
-
-def test_citation_check_unit():
-    text, removed, cited = check_citations("A [S1]. B [S3; S4]. C [S2,S9]", {"S1", "S2", "S3"})
-    assert text == "A [S1]. B [S3]. C [S2]" and removed == ["S4", "S9"] and cited == ["S1", "S3", "S2"]
 
 
 # ---------------------------------------------------------------------------------------
@@ -342,6 +260,24 @@ def test_auto_mode_falls_back_when_text2cypher_finds_nothing(demo, llm, tmp_path
     entry = json.loads(_log_text(tmp_path).splitlines()[-1])
     assert len([t for t in entry["trace"] if t.get("stage") == "text2cypher"]) == len(_attempts(r))
     assert entry["tokens"]["llm_calls"] == 3
+
+
+def test_forced_text2cypher_mode_says_nothing_found_instead_of_falling_back(demo, llm, tmp_path):
+    """The service's policy: finding nothing falls back in auto mode only; forced, it is the answer."""
+    from core.service import ask, sessions
+
+    nothing = {"cypher": "MATCH (co:Company) WHERE co.name = $name RETURN co.name AS company LIMIT 5",
+               "params": {"name": "No Such Supplier"}}
+    llm.script("cypher", nothing, nothing, nothing)
+    sessions().reset("t2c-forced-test")
+    r = ask("Which suppliers lack a termination clause?", mode="text2cypher", db=demo, session="t2c-forced-test")
+    assert r.mode == "text2cypher" and r.answer == NOTHING_FOUND and r.evidence == []
+    assert not any("offline planner" in w for w in r.warnings)
+    assert {t["attempt"] for t in _attempts(r)} == {1, 2, 3}
+    assert sessions().get("t2c-forced-test").turns == 0          # an empty answer is not remembered
+    sessions().reset("t2c-forced-test")
+    entry = json.loads(_log_text(tmp_path).splitlines()[-1])
+    assert entry["mode"] == "text2cypher" and entry["answer"] == NOTHING_FOUND and entry["tokens"]["llm_calls"] == 3
 
 
 def test_request_log_holds_the_whole_exchange(demo, llm, tmp_path, capsys):
@@ -401,7 +337,7 @@ def test_regression_case(demo, llm, case):
     before = _counts(demo)
     llm.script("cypher", *case["llm"])
     llm.script("answer", case["answer"])
-    r = answer_with_llm(case["question"], db=demo, mode="text2cypher")
+    r = answer_with_llm(case["question"], db=demo).result
     tries = _attempts(r)
     assert len(llm.of_kind("cypher")) == exp["cypher_calls"]
     assert len(r.rows) >= exp["rows_min"]
@@ -470,14 +406,14 @@ def test_injected_contract_text_changes_neither_query_nor_citations(evil_db, llm
 
     llm.script("cypher", query)
     llm.script("answer", "Either party may terminate on thirty days' notice [S1]; liability is capped [S2].")
-    benign = answer_with_llm(question, db=evil_db)
+    benign = answer_with_llm(question, db=evil_db).result
 
     llm.reset()
     llm.script("cypher", query)
     # A model that obeys the contract text: echoes the instruction, a query and fake citations.
     llm.default = lambda req: (f"{INJECTION}. MATCH (n) DETACH DELETE n. Termination on notice [S1] "
                                "as confirmed by [S9] [S12] [S7].")
-    hostile = answer_with_llm(question, db=evil_db)
+    hostile = answer_with_llm(question, db=evil_db).result
 
     assert _counts(evil_db) == before                                   # nothing was deleted
     assert hostile.plan == benign.plan and hostile.cypher == benign.cypher and hostile.params == benign.params

@@ -5,7 +5,7 @@ matched it says so plainly and returns no evidence. Evidence always carries full
 """
 from __future__ import annotations
 
-from core.types import Evidence, Plan
+from core.types import COMPANY_INTENTS, DOCUMENT_INTENTS, SEARCH_INTENTS, Evidence, Intent, Plan
 
 MAX_EVIDENCE = 50
 
@@ -13,8 +13,7 @@ MAX_EVIDENCE = 50
 def build_evidence(rows: list[dict], plan: Plan) -> list[Evidence]:
     out: list[Evidence] = []
     seen = set()
-    company_level = plan.intent in {"gap", "no_agreement", "companies", "count", "sum_spend"} and not (
-        plan.params.get("count_unit") in {"clauses"})
+    company_level = plan.intent in COMPANY_INTENTS and plan.params.count_unit != "clauses"
     for row in rows:
         if company_level or "clause_id" not in row:
             key = ("company", row.get("company"))
@@ -115,22 +114,22 @@ def _money(v) -> str:
 def describe_filters(plan: Plan) -> str:
     p = plan.params
     parts = []
-    if p.get("countries"):
-        parts.append("in " + "/".join(p["countries"]))
-    if p.get("industries"):
-        parts.append("in " + "/".join(p["industries"]))
-    if p.get("cities"):
-        parts.append("located in " + "/".join(p["cities"]))
-    if p.get("spend_min") is not None:
-        parts.append(f"with {p.get('spend_year') or 'latest'} spend above {_money(p['spend_min'])}")
-    if p.get("spend_max") is not None:
-        parts.append(f"with {p.get('spend_year') or 'latest'} spend below {_money(p['spend_max'])}")
-    if p.get("governing_laws"):
-        parts.append("governed by " + "/".join(p["governing_laws"]) + " law")
-    if p.get("date_from"):
-        parts.append(f"effective from {p['date_from']}")
-    if p.get("date_to"):
-        parts.append(f"effective until {p['date_to']}")
+    if p.countries:
+        parts.append("in " + "/".join(p.countries))
+    if p.industries:
+        parts.append("in " + "/".join(p.industries))
+    if p.cities:
+        parts.append("located in " + "/".join(p.cities))
+    if p.spend_min is not None:
+        parts.append(f"with {p.spend_year or 'latest'} spend above {_money(p.spend_min)}")
+    if p.spend_max is not None:
+        parts.append(f"with {p.spend_year or 'latest'} spend below {_money(p.spend_max)}")
+    if p.governing_laws:
+        parts.append("governed by " + "/".join(p.governing_laws) + " law")
+    if p.date_from:
+        parts.append(f"effective from {p.date_from}")
+    if p.date_to:
+        parts.append(f"effective until {p.date_to}")
     return " ".join(parts)
 
 
@@ -146,7 +145,7 @@ def zh_type_name(name: str) -> str:
 
 def _zh_value(kind: str, value: str) -> str:
     """A country or industry in Chinese, from the lexicon's Chinese synonyms (else as stored)."""
-    from core.retrieval.planner import CJK, lexicon
+    from core.retrieval.linking import CJK, lexicon
 
     for canon, syns in lexicon().get(kind, {}).items():
         if canon.lower() == str(value).lower():
@@ -158,23 +157,23 @@ def describe_filters_zh(plan: Plan) -> str:
     """The question's filters as a Chinese attributive phrase (…的), for the answer sentence."""
     p = plan.params
     parts = []
-    if p.get("countries"):
-        parts.append("位于" + "/".join(_zh_value("countries", c) for c in p["countries"]))
-    if p.get("cities"):
-        parts.append("位于" + "/".join(p["cities"]))
-    if p.get("industries"):
-        parts.append("/".join(_zh_value("industries", i) for i in p["industries"]) + "行业")
-    year = f"{p['spend_year']}年" if p.get("spend_year") else "最近一年"
-    if p.get("spend_min") is not None:
-        parts.append(f"{year}支出高于 {_money(p['spend_min'])}")
-    if p.get("spend_max") is not None:
-        parts.append(f"{year}支出低于 {_money(p['spend_max'])}")
-    if p.get("governing_laws"):
-        parts.append("适用" + "/".join(p["governing_laws"]) + "法律")
-    if p.get("date_from"):
-        parts.append(f"{p['date_from']}起生效")
-    if p.get("date_to"):
-        parts.append(f"{p['date_to']}前生效")
+    if p.countries:
+        parts.append("位于" + "/".join(_zh_value("countries", c) for c in p.countries))
+    if p.cities:
+        parts.append("位于" + "/".join(p.cities))
+    if p.industries:
+        parts.append("/".join(_zh_value("industries", i) for i in p.industries) + "行业")
+    year = f"{p.spend_year}年" if p.spend_year else "最近一年"
+    if p.spend_min is not None:
+        parts.append(f"{year}支出高于 {_money(p.spend_min)}")
+    if p.spend_max is not None:
+        parts.append(f"{year}支出低于 {_money(p.spend_max)}")
+    if p.governing_laws:
+        parts.append("适用" + "/".join(p.governing_laws) + "法律")
+    if p.date_from:
+        parts.append(f"{p.date_from}起生效")
+    if p.date_to:
+        parts.append(f"{p.date_to}前生效")
     return "、".join(parts) + "的" if parts else ""
 
 
@@ -185,7 +184,7 @@ def _type_label(name: str | None, lang: str) -> str | None:
 def compose_answer(plan: Plan, rows: list[dict], evidence: list[Evidence]) -> str:
     lang = plan.language
     p = plan.params
-    types = p.get("types") or []
+    types = p.types or []
     tname = _join([_type_label(t, lang) for t in types], lang) if types else ""
     if lang == "zh":
         filt = describe_filters_zh(plan)
@@ -195,19 +194,19 @@ def compose_answer(plan: Plan, rows: list[dict], evidence: list[Evidence]) -> st
         scope = ("suppliers " + filt).strip() if filt else "suppliers"
     intent = plan.intent
 
-    if intent == "unknown":
+    if intent == Intent.UNKNOWN:
         if lang == "zh":
             return "无法把这个问题对应到公司、条款类型或属性。可以试试：" + "；".join(plan.suggestions[:3])
         return ("I could not map this question to companies, clause types or attributes in the graph. "
                 "Try, for example: " + " / ".join(plan.suggestions[:3]))
 
-    if intent in {"count", "sum_spend"}:
+    if intent in {Intent.COUNT, Intent.SUM_SPEND}:
         n = len(rows)
         refs = " ".join(f"[{e.ref}]" for e in evidence)
         what = _subject(plan, tname, scope, lang)
-        unit = p.get("count_unit")
-        if intent == "count" and unit in {"agreements", "clauses"}:
-            who = _join(p.get("companies") or [], lang)
+        unit = p.count_unit
+        if intent == Intent.COUNT and unit in {"agreements", "clauses"}:
+            who = _join(p.companies or [], lang)
             if unit == "agreements":
                 n = len({r.get("sla_id") for r in rows})
                 what = ("份协议" if lang == "zh" else "agreements") + (f" ({who})" if who else (f" {describe_filters(plan)}" if describe_filters(plan) else ""))
@@ -219,19 +218,19 @@ def compose_answer(plan: Plan, rows: list[dict], evidence: list[Evidence]) -> st
         per_company = {r.get("company"): r for r in rows}
         n = len(per_company)
         rows = list(per_company.values())
-        if intent == "count":
+        if intent == Intent.COUNT:
             if lang == "zh":
                 return f"共有 {n} 家{what}。" + (f" {refs}" if refs else "")
             return f"{n} {what}." + (f" {refs}" if refs else "")
         total = sum(float(r.get("spend") or 0) for r in rows)
         if lang == "zh":
             return f"{n} 家{what}的总支出为 {_money(total)}。" + (f" {refs}" if refs else "")
-        return f"The total {p.get('spend_year') or 'latest'} spend of the {n} {what} is {_money(total)}." + (f" {refs}" if refs else "")
+        return f"The total {p.spend_year or 'latest'} spend of the {n} {what} is {_money(total)}." + (f" {refs}" if refs else "")
 
     if not rows:
         return _nothing(plan, tname, scope, lang)
 
-    if intent == "presence":
+    if intent == Intent.PRESENCE:
         groups: dict[str, list[str]] = {}
         for e in evidence:
             groups.setdefault(e.company or "?", []).append(f"[{e.ref}]")
@@ -241,12 +240,12 @@ def compose_answer(plan: Plan, rows: list[dict], evidence: list[Evidence]) -> st
             return f"{len(items)} 家{what}：" + "；".join(items) + "。"
         return f"{len(items)} {what}: " + "; ".join(items) + "."
 
-    if intent in {"gap", "no_agreement", "companies"}:
+    if intent in {Intent.GAP, Intent.NO_AGREEMENT, Intent.COMPANIES}:
         items = []
         for e, r in zip(evidence, rows):
             spend_word, missing_word = ("支出", "缺少") if lang == "zh" else ("spend", "missing")
             extra = f"{spend_word} {_money(r.get('spend'))}" if r.get("spend") is not None else ""
-            if intent == "gap" and len(types) > 1 and r.get("missing"):
+            if intent == Intent.GAP and len(types) > 1 and r.get("missing"):
                 extra = (extra + "; " if extra else "") + f"{missing_word} " + _join(
                     [_type_label(t, lang) for t in r["missing"]], lang if lang == "zh" else "list")
             items.append(f"{e.company} ({extra}) [{e.ref}]" if extra else f"{e.company} [{e.ref}]")
@@ -263,10 +262,10 @@ def compose_answer(plan: Plan, rows: list[dict], evidence: list[Evidence]) -> st
     for comp, evs in by_company.items():
         cites = ", ".join(f"{e.clause_title or e.clause_id} ({_type_label(e.clause_type, lang)}) [{e.ref}]" for e in evs)
         lines.append(f"{comp}: {cites}")
-    if intent == "next_clause":
+    if intent == Intent.NEXT_CLAUSE:
         r0 = rows[0]
         e0 = evidence[0]
-        rel = "after" if p.get("direction", "after") == "after" else "before"
+        rel = "after" if (p.direction or "after") == "after" else "before"
         if lang == "zh":
             return (f"{e0.company} 的协议 {e0.sla_id} 中，“{r0.get('anchor_title')}”{'之后' if rel == 'after' else '之前'}"
                     f"的条款是“{e0.clause_title}”（{_type_label(e0.clause_type, lang)}）[{e0.ref}]。")
@@ -286,19 +285,19 @@ def _lead(text: str | None, limit: int = 240) -> str:
 
 def _subject(plan: Plan, tname: str, scope: str, lang: str) -> str:
     intent = plan.intent
-    gap = plan.params.get("gap", intent == "gap")
+    gap = intent == Intent.GAP if plan.params.gap is None else plan.params.gap
     if lang == "zh":
-        if intent == "no_agreement":
+        if intent == Intent.NO_AGREEMENT:
             return "没有任何协议的公司"
         if tname:
             return f"{scope.removesuffix('供应商')}{'缺少' if gap else '有'}{tname}条款的供应商"
         return scope if scope != "供应商" else "符合条件的供应商"
-    if intent == "no_agreement":
+    if intent == Intent.NO_AGREEMENT:
         return f"{scope.replace('suppliers', 'companies', 1)} without any agreement"
     if tname:
         verb = "lacking" if gap else "with"
-        if len(plan.params.get("types") or []) > 1 and gap:
-            verb = "lacking any of" if plan.params.get("type_match") == "any" else "lacking all of"
+        if len(plan.params.types or []) > 1 and gap:
+            verb = "lacking any of" if plan.params.type_match == "any" else "lacking all of"
         return f"{scope} {verb} a {tname} clause"
     return scope
 
@@ -307,42 +306,42 @@ def _clause_head(plan: Plan, tname: str, scope: str, n: int, n_comp: int, lang: 
     intent = plan.intent
     p = plan.params
     if lang == "zh":
-        who = "、".join(p.get("companies") or []) or scope
+        who = "、".join(p.companies or []) or scope
         return f"找到 {n_comp} 家公司的 {n} 个{tname or '相关'}条款（{who}）："
-    if intent in {"document", "document_type", "document_topic"}:
-        who = _join(p.get("companies") or p.get("sla_ids") or [], "en")
-        if intent == "document":
+    if intent in DOCUMENT_INTENTS:
+        who = _join(p.companies or p.sla_ids or [], "en")
+        if intent == Intent.DOCUMENT:
             return f"{who}'s agreement has {n} clauses, in order:"
-        if intent == "document_topic":
-            return f"The most relevant clauses of {who}'s agreement about \"{p.get('text')}\":"
+        if intent == Intent.DOCUMENT_TOPIC:
+            return f"The most relevant clauses of {who}'s agreement about \"{p.text}\":"
         return f"{who}'s agreement has {n} {tname} clause{'s' if n != 1 else ''}:"
-    if intent in {"relay", "hybrid"}:
-        return f"{n} clause{'s' if n != 1 else ''} of {scope} match \"{p.get('text')}\" (closest first):"
+    if intent in SEARCH_INTENTS:
+        return f"{n} clause{'s' if n != 1 else ''} of {scope} match \"{p.text}\" (closest first):"
     return f"{n} {tname} clause{'s' if n != 1 else ''} from {n_comp} {scope}:"
 
 
 def _nothing(plan: Plan, tname: str, scope: str, lang: str) -> str:
     intent = plan.intent
     if lang == "zh":
-        if intent == "gap":
+        if intent == Intent.GAP:
             return f"没有{scope}缺少{tname}条款：所有符合条件的供应商都有该条款。"
-        if intent in {"relay", "hybrid"}:
-            return f"没有{scope}的条款与“{plan.params.get('text')}”相关。"
+        if intent in SEARCH_INTENTS:
+            return f"没有{scope}的条款与“{plan.params.text}”相关。"
         return "没有找到符合条件的结果。"
-    if intent == "gap":
+    if intent == Intent.GAP:
         return f"None of the {scope} lacks a {tname} clause (no company matched)."
-    if intent == "presence":
-        who = _join(plan.params.get("companies") or [], "en")
+    if intent == Intent.PRESENCE:
+        who = _join(plan.params.companies or [], "en")
         if who:
             return f"No: {who} has no {tname} clause (0 found)."
         return f"No {scope} has a {tname} clause (0 found)."
-    if intent == "no_agreement":
+    if intent == Intent.NO_AGREEMENT:
         return "Every matching company has at least one agreement."
-    if intent in {"document", "document_type", "document_topic"}:
-        who = _join(plan.params.get("companies") or plan.params.get("sla_ids") or [], "en")
+    if intent in DOCUMENT_INTENTS:
+        who = _join(plan.params.companies or plan.params.sla_ids or [], "en")
         return f"No {tname + ' ' if tname else ''}clause found in {who}'s agreement."
-    if intent == "next_clause":
+    if intent == Intent.NEXT_CLAUSE:
         return "No such clause found: the anchor clause was not found or is the last one."
-    if intent in {"relay", "hybrid"}:
-        return f"No clause of {scope} is about \"{plan.params.get('text')}\"."
+    if intent in SEARCH_INTENTS:
+        return f"No clause of {scope} is about \"{plan.params.text}\"."
     return f"No {tname + ' ' if tname else ''}clauses found for {scope}."

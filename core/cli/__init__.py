@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+from core.errors import ClauseGraphError
 
 # Modules that add sub-commands. Append new command groups here.
 COMMAND_MODULES = [
@@ -17,10 +18,11 @@ COMMAND_MODULES = [
     "core.cli.ask_cmd",
     "core.cli.auth_cmd",
     "core.cli.log_cmd",
+    "core.cli.train_cmd",
 ]
 
 
-class UserError(Exception):
+class UserError(ClauseGraphError):
     """An error with a message for the user (printed to stderr, exit status 2)."""
 
 

@@ -6,13 +6,13 @@ import sys
 from pathlib import Path
 
 from core.cli import UserError
+from core.types import ASKABLE_MODES, Mode
 
 
 def register(sub) -> None:
     p = sub.add_parser("ask", help="ask a question")
     p.add_argument("question", nargs="?", help="the question (or use --batch)")
-    p.add_argument("--mode", default="auto",
-                   choices=["auto", "document", "clause_type", "attribute", "relay", "hybrid", "text2cypher"])
+    p.add_argument("--mode", default=Mode.AUTO.value, choices=[m.value for m in ASKABLE_MODES])
     p.add_argument("--session", help="keep context across questions under this id")
     p.add_argument("--batch", metavar="FILE", help="one question per line; one JSON result per line")
     p.add_argument("--json", action="store_true", help="print the full result object as JSON")
@@ -37,7 +37,8 @@ def register(sub) -> None:
 def _print_human(result) -> None:
     print(result.answer)
     print()
-    print(f"mode: {result.mode}   intent: {result.plan.get('intent', '-')}   why: {result.plan.get('why', '')}")
+    plan = result.plan_dict
+    print(f"mode: {result.mode}   intent: {plan.get('intent', '-')}   why: {plan.get('why', '')}")
     if result.cypher:
         print("cypher:\n" + result.cypher)
         shown = {k: (f"<{len(v)} floats>" if isinstance(v, list) and len(v) > 32 else v) for k, v in result.params.items()}

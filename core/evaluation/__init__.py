@@ -15,12 +15,11 @@ import subprocess
 from pathlib import Path
 from typing import Mapping, Sequence
 
-from core.config import PROJECT_ROOT, LocalNeo4jSettings, settings
+from core.config import EVAL_RESULTS_ENV, PROJECT_ROOT, LocalNeo4jSettings, eval_results_dir, settings
 
 EVAL_HOME_ENV = "CLAUSEGRAPH_EVAL_NEO4J_HOME"
 EVAL_PORT_ENV = "CLAUSEGRAPH_EVAL_NEO4J_PORT"
 EVAL_CACHE_ENV = "CLAUSEGRAPH_EVAL_CACHE_DIR"
-EVAL_RESULTS_ENV = "CLAUSEGRAPH_EVAL_RESULTS_DIR"
 DEFAULT_EVAL_PORT = 7689
 
 
@@ -91,7 +90,7 @@ def cache_dir() -> Path:
 
 
 def results_dir() -> Path:
-    return Path(os.environ.get(EVAL_RESULTS_ENV) or PROJECT_ROOT / "eval" / "results")
+    return eval_results_dir()
 
 
 def slug(text: str) -> str:

@@ -28,6 +28,7 @@ import numpy as np
 from core.evaluation import cache_dir, eval_database, ndcg_at_k, precision_at_k, slug, write_results
 from core.graph.queries import evaluation as q
 from core.retrieval import search
+from core.errors import ClauseGraphError
 
 METHODS = ("fulltext", "vector", "hybrid")
 DEFAULT_METHOD = "hybrid"
@@ -60,7 +61,7 @@ All choices on the train split (51 queries), one configuration for every query; 
 """
 
 
-class AcordFormatError(ValueError):
+class AcordFormatError(ClauseGraphError, ValueError):
     """The folder is not in ACORD (BEIR) shape; the message names the file and line."""
 
 

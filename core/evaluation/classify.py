@@ -16,12 +16,13 @@ from pathlib import Path
 from typing import Callable
 
 from core.evaluation import slug, write_results
+from core.errors import ClauseGraphError
 
 CLASSIFIERS = {"default": "hybrid", "keyword": "keyword"}
 SKIP_NAMES = {"readme", "license", "licence", "changelog"}
 
 
-class ClassifyFormatError(ValueError):
+class ClassifyFormatError(ClauseGraphError, ValueError):
     """Bad folder or labels file; the message names the file and line."""
 
 

@@ -11,10 +11,13 @@ import re
 from collections import defaultdict
 from pathlib import Path
 
-RANKED_INTENTS = {"relay", "hybrid", "document_topic"}
+from core.errors import ClauseGraphError
+from core.types import Intent
+
+RANKED_INTENTS = {Intent.RELAY, Intent.HYBRID, Intent.DOCUMENT_TOPIC}
 
 
-class QuestionsFormatError(ValueError):
+class QuestionsFormatError(ClauseGraphError, ValueError):
     pass
 
 
@@ -37,7 +40,7 @@ def _numbers_in(text: str) -> list[float]:
 def score_result(result, item: dict) -> dict:
     exp = item["expected"]
     out = {"id": item["id"], "question": item["question"], "intent": item.get("intent"),
-           "got_intent": result.plan.get("intent"), "got_mode": result.mode, "checks": {}}
+           "got_intent": result.intent, "got_mode": str(result.mode), "checks": {}}
     ranked = item.get("intent") in RANKED_INTENTS
     if "companies" in exp:
         want, got = set(exp["companies"]), set(result.evidence_companies)

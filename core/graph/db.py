@@ -14,6 +14,7 @@ from neo4j import GraphDatabase, Driver, READ_ACCESS, WRITE_ACCESS, unit_of_work
 from neo4j.exceptions import ServiceUnavailable, SessionExpired, AuthError
 
 from core.config import Settings, settings as _settings
+from core.errors import ClauseGraphError
 
 
 # Server notifications (unknown labels etc.) are read by the guard from EXPLAIN summaries;
@@ -24,7 +25,7 @@ logging.getLogger("neo4j.pool").setLevel(logging.ERROR)
 logging.getLogger("neo4j").setLevel(logging.ERROR)
 
 
-class DatabaseUnavailable(RuntimeError):
+class DatabaseUnavailable(ClauseGraphError, RuntimeError):
     """Neo4j cannot be reached; the message says where and what to do."""
 
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from core.config import PROJECT_ROOT, LocalNeo4jSettings, settings
+from core.errors import ClauseGraphError
 
 JVM_FLAGS = [
     "--add-opens=java.base/java.nio=ALL-UNNAMED",
@@ -37,7 +38,7 @@ ENTRY_POINT = "org.neo4j.server.CommunityEntryPoint"
 DEFAULT_PASSWORD = "neo4j"
 
 
-class LocalNeo4jError(RuntimeError):
+class LocalNeo4jError(ClauseGraphError, RuntimeError):
     """Raised with a message a user can act on."""
 
 

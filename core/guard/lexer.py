@@ -1,4 +1,4 @@
-"""A small Cypher tokenizer for the guard (core/guard.py).
+"""A small Cypher tokenizer for the guard (core/guard/gates.py and its gates).
 
 Keyword checks on raw text are fooled by comments, string literals and Unicode look-alikes
 (`'DELETE'` in a string is harmless, `/* */ DETACH DELETE` is not, `ＤＥＬＥＴＥ` is neither a
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import unicodedata
 from dataclasses import dataclass
+from core.errors import ClauseGraphError
 
 IDENT = "ident"      # unquoted name or keyword: MATCH, c, created_at
 QUOTED = "quoted"    # `backticked name` (never a keyword)
@@ -19,7 +20,7 @@ PARAM = "param"      # $name, $0, $`odd name`
 PUNCT = "punct"      # one character: ( ) [ ] { } - < > : . , ; = | & ! * + / % ^ ...
 
 
-class CypherLexError(ValueError):
+class CypherLexError(ClauseGraphError, ValueError):
     """The text cannot be tokenized (unterminated string, comment or backtick)."""
 
     def __init__(self, message: str, offset: int, text: str):
@@ -48,6 +49,19 @@ class Token:
         return self.kind == PUNCT and self.text in chars
 
 
+def name_of(tok: Token) -> str | None:
+    """The name a token spells when it can stand for a variable, label or key (plain or backticked)."""
+    return tok.value if tok.kind in (IDENT, QUOTED) else None
+
+
+def apply_edits(text: str, edits: list[tuple[int, int, str]]) -> str:
+    """`text` with each (start, end, replacement) applied; edits use the original offsets, so
+    they are applied from the end backwards and everything between them (comments) is kept."""
+    for start, end, new in sorted(edits, key=lambda e: e[0], reverse=True):
+        text = text[:start] + new + text[end:]
+    return text
+
+
 def line_col(text: str, offset: int) -> tuple[int, int]:
     before = text[:offset]
     return before.count("\n") + 1, offset - (before.rfind("\n") + 1) + 1
@@ -68,106 +82,122 @@ def _ident_part(ch: str) -> bool:
 def tokenize(text: str) -> list[Token]:
     """Split Cypher into tokens; comments and whitespace are dropped."""
     tokens: list[Token] = []
-    i, n = 0, len(text)
+    i = _skip_blanks(text, 0)
+    while i < len(text):
+        tok = _read_token(text, i)
+        tokens.append(tok)
+        i = _skip_blanks(text, tok.end)
+    return tokens
+
+
+def _skip_blanks(text: str, i: int) -> int:
+    """The offset of the next token: past whitespace and comments."""
+    n = len(text)
     while i < n:
-        ch = text[i]
-        if ch.isspace():
+        if text[i].isspace():
             i += 1
-            continue
-        if text.startswith("//", i):
+        elif text.startswith("//", i):
             # End at any character some reader might take for a line break: ending too early
             # only exposes more text to the checks, ending too late could hide a clause.
-            j = i + 2
-            while j < n and text[j] not in _LINE_BREAKS:
-                j += 1
-            i = j
-            continue
-        if text.startswith("/*", i):
+            i += 2
+            while i < n and text[i] not in _LINE_BREAKS:
+                i += 1
+        elif text.startswith("/*", i):
             j = text.find("*/", i + 2)
             if j < 0:
                 raise CypherLexError("unterminated /* comment", i, text)
             i = j + 2
+        else:
+            break
+    return i
+
+
+def _read_token(text: str, i: int) -> Token:
+    """The token starting at `i` (never whitespace or a comment); its kind is decided by its first character."""
+    ch = text[i]
+    if ch in "'\"":
+        return _string(text, i)
+    if ch == "`":
+        return _backticked(text, i)
+    if ch == "$":
+        return _param(text, i)
+    if ch.isdigit():
+        return _number(text, i)
+    if _ident_start(ch):
+        j = i + 1
+        while j < len(text) and _ident_part(text[j]):
+            j += 1
+        return Token(IDENT, text[i:j], i, j, text[i:j])
+    return Token(PUNCT, ch, i, i + 1, ch)
+
+
+def _string(text: str, start: int) -> Token:
+    quote, j, out, n = text[start], start + 1, [], len(text)
+    while True:
+        if j >= n:
+            raise CypherLexError("unterminated string literal", start, text)
+        c = text[j]
+        if c == "\\" and j + 1 < n:
+            decoded, j = _escape(text, j)
+            out.append(decoded)
             continue
-        if ch in "'\"":
-            j, out = i + 1, []
-            while True:
-                if j >= n:
-                    raise CypherLexError("unterminated string literal", i, text)
-                c = text[j]
-                if c == "\\" and j + 1 < n:
-                    nxt = text[j + 1]
-                    if nxt == "u" and j + 6 <= n:
-                        try:
-                            out.append(chr(int(text[j + 2:j + 6], 16)))
-                            j += 6
-                            continue
-                        except ValueError:
-                            pass
-                    out.append(_ESCAPES.get(nxt, "\\" + nxt))
-                    j += 2
-                    continue
-                if c == ch:
-                    break
-                out.append(c)
-                j += 1
-            tokens.append(Token(STRING, text[i:j + 1], i, j + 1, "".join(out)))
-            i = j + 1
-            continue
-        if ch == "`":
-            tok = _backticked(text, i)
-            tokens.append(tok)
-            i = tok.end
-            continue
-        if ch == "$":
-            j = i + 1
-            if j < n and text[j] == "`":
-                sub = _backticked(text, j)
-                tokens.append(Token(PARAM, text[i:sub.end], i, sub.end, sub.value))
-                i = sub.end
-                continue
-            while j < n and _ident_part(text[j]):
-                j += 1
-            if j > i + 1:
-                tokens.append(Token(PARAM, text[i:j], i, j, text[i + 1:j]))
-                i = j
-                continue
-            tokens.append(Token(PUNCT, "$", i, i + 1, "$"))
-            i += 1
-            continue
-        if ch.isdigit():
-            j = i + 1
-            if ch == "0" and j < n and text[j] in "xXoO":
-                j += 1
-                while j < n and (text[j].isalnum() or text[j] == "_"):
-                    j += 1
-            else:
-                while j < n and (text[j].isdigit() or text[j] == "_"):
-                    j += 1
-                if j + 1 < n and text[j] == "." and text[j + 1].isdigit():
-                    j += 1
-                    while j < n and text[j].isdigit():
-                        j += 1
-                if j < n and text[j] in "eE":
-                    k = j + 1
-                    if k < n and text[k] in "+-":
-                        k += 1
-                    if k < n and text[k].isdigit():
-                        j = k
-                        while j < n and text[j].isdigit():
-                            j += 1
-            tokens.append(Token(NUMBER, text[i:j], i, j, text[i:j]))
-            i = j
-            continue
-        if _ident_start(ch):
-            j = i + 1
-            while j < n and _ident_part(text[j]):
-                j += 1
-            tokens.append(Token(IDENT, text[i:j], i, j, text[i:j]))
-            i = j
-            continue
-        tokens.append(Token(PUNCT, ch, i, i + 1, ch))
-        i += 1
-    return tokens
+        if c == quote:
+            return Token(STRING, text[start:j + 1], start, j + 1, "".join(out))
+        out.append(c)
+        j += 1
+
+
+def _escape(text: str, j: int) -> tuple[str, int]:
+    """The character a backslash escape at `j` stands for, and the offset after it.
+
+    An unknown escape keeps its backslash, so the decoded value never hides a character."""
+    nxt = text[j + 1]
+    if nxt == "u" and j + 6 <= len(text):
+        try:
+            return chr(int(text[j + 2:j + 6], 16)), j + 6
+        except ValueError:
+            pass
+    return _ESCAPES.get(nxt, "\\" + nxt), j + 2
+
+
+def _param(text: str, start: int) -> Token:
+    """$name, $0 or $`odd name`; a lone "$" is punctuation."""
+    j, n = start + 1, len(text)
+    if j < n and text[j] == "`":
+        sub = _backticked(text, j)
+        return Token(PARAM, text[start:sub.end], start, sub.end, sub.value)
+    while j < n and _ident_part(text[j]):
+        j += 1
+    if j > start + 1:
+        return Token(PARAM, text[start:j], start, j, text[start + 1:j])
+    return Token(PUNCT, "$", start, start + 1, "$")
+
+
+def _number(text: str, start: int) -> Token:
+    """12, 1_000, 0x1F, 0o17, 1.5, 1e3, 1.5e-3; "1..3" stays 1, "..", 3 (a range)."""
+    j, n = start + 1, len(text)
+    if text[start] == "0" and j < n and text[j] in "xXoO":
+        j += 1
+        while j < n and (text[j].isalnum() or text[j] == "_"):
+            j += 1
+    else:
+        while j < n and (text[j].isdigit() or text[j] == "_"):
+            j += 1
+        if j + 1 < n and text[j] == "." and text[j + 1].isdigit():
+            j = _digits_end(text, j + 1)
+        if j < n and text[j] in "eE":
+            k = j + 1
+            if k < n and text[k] in "+-":
+                k += 1
+            if k < n and text[k].isdigit():
+                j = _digits_end(text, k)
+    return Token(NUMBER, text[start:j], start, j, text[start:j])
+
+
+def _digits_end(text: str, j: int) -> int:
+    while j < len(text) and text[j].isdigit():
+        j += 1
+    return j
 
 
 def _backticked(text: str, start: int) -> Token:

@@ -10,12 +10,11 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
 from rapidfuzz import fuzz
 
-if TYPE_CHECKING:  # the splitter imports this module; avoid a runtime cycle
-    from core.ingest.splitter import ClauseDraft
+from core.ingest.drafts import ClauseDraft
+from core.ingest.headings import looks_like_heading
 
 # --------------------------------------------------------------------------- normalization
 
@@ -104,6 +103,9 @@ _PAGE_NUMBER = re.compile(
     re.IGNORECASE | re.VERBOSE,
 )
 _BARE_NUMBER = re.compile(r"^\d{1,4}$")
+# "[***]" alone on a line: a redaction marker (EDGAR confidential treatment) or a "* * *" rule;
+# inside a sentence the marker stays, it tells the reader that something was left out
+_MARKER_LINE = re.compile(r"^[\[(]?\s*\*[\s*]*[\])]?$")
 _LIST_OR_TABLE = re.compile(r"^(?:[|>]|[-*+]\s|\(?[0-9a-z]{1,3}[.)]\s|#)", re.IGNORECASE)
 
 
@@ -119,13 +121,11 @@ def _looks_like_running_line(line: str) -> bool:
         return False
     if s[-1] in ",;:" or _LIST_OR_TABLE.match(s):
         return False
-    from core.ingest.splitter import looks_like_heading  # local: the splitter imports this module
-
     return not looks_like_heading(s)
 
 
 def remove_page_furniture(text: str) -> tuple[str, list[str]]:
-    """Drop page numbers, running heads/footers and form feeds; return the removed lines.
+    """Drop page numbers, running heads/footers, "[***]" lines and form feeds; return the removed lines.
 
     A line counts as a running head/footer when (with digits masked) it occurs at least three
     times, spread over the document, and is short and not a heading, list item or table row.
@@ -153,7 +153,7 @@ def remove_page_furniture(text: str) -> tuple[str, list[str]]:
     for i, s in enumerate(stripped):
         if not s or remove[i]:
             continue
-        if _PAGE_NUMBER.match(s):
+        if _PAGE_NUMBER.match(s) or _MARKER_LINE.match(s):
             remove[i] = True
         elif _BARE_NUMBER.match(s) and (len(bare) >= 2 or edge[i]):
             # a number alone between blank lines / at a page edge, not a list marker
@@ -169,7 +169,8 @@ def remove_page_furniture(text: str) -> tuple[str, list[str]]:
             positions.setdefault(_furniture_key(s), []).append(i)
     # Without page evidence (form feeds, page numbers) a line must repeat more often: three
     # copies of an address block in a Markdown contract are content, not a running head.
-    page_evidence = any(s == "\f" for s in stripped) or sum(remove) >= 2
+    page_evidence = (any(s == "\f" for s in stripped)
+                     or sum(r and not _MARKER_LINE.match(s) for r, s in zip(remove, stripped)) >= 2)
     min_repeats = 3 if page_evidence else 4
 
     def isolated(i: int) -> bool:
@@ -194,19 +195,19 @@ def remove_page_furniture(text: str) -> tuple[str, list[str]]:
 
 # --------------------------------------------------------------------------- dedupe
 
-def _dedupe_key(draft: "ClauseDraft") -> str:
+def _dedupe_key(draft: ClauseDraft) -> str:
     return re.sub(r"\s+", " ", f"{draft.title}\n{draft.text}").strip().lower()
 
 
-def dedupe_clauses(drafts: list["ClauseDraft"], threshold: float = 0.95
-                   ) -> tuple[list["ClauseDraft"], list[tuple[int, int, float]]]:
+def dedupe_clauses(drafts: list[ClauseDraft], threshold: float = 0.95
+                   ) -> tuple[list[ClauseDraft], list[tuple[int, int, float]]]:
     """Drop clauses that repeat an earlier clause of the same agreement (title and text).
 
     Repeated clauses come from pasted-in duplicates and double exports; they would show up
     twice in every search. Returns the kept clauses renumbered 1..n and, per dropped
     clause, (kept_position, dropped_position, similarity) with the original positions.
     """
-    kept: list[tuple["ClauseDraft", str]] = []
+    kept: list[tuple[ClauseDraft, str]] = []
     dropped: list[tuple[int, int, float]] = []
     for draft in drafts:
         key = _dedupe_key(draft)

@@ -1,5 +1,10 @@
 """From a corpus folder to the contract graph: read, split, classify, embed, write.
 
+`ingest_corpus` runs named stages in order: read (decode, clean and split: core/ingest/reading.py)
+-> business data -> decide which agreements changed -> embed -> classify -> resolve types
+(a reviewer's manual correction wins) -> write -> refresh per-company counts. Each changed
+agreement travels through the stages as one `PendingAgreement`.
+
 Writes are batched (UNWIND) and grouped by whole agreements, so each agreement lands
 atomically: an interrupted ingest re-run ends in the same graph as a clean run. An
 agreement whose content hash is unchanged is skipped, which makes re-ingestion a no-op.
@@ -7,16 +12,30 @@ agreement whose content hash is unchanged is skipped, which makes re-ingestion a
 from __future__ import annotations
 
 import hashlib
+import inspect
 import re
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+import numpy as np
+
 from core.config import settings
+from core.embeddings import get_embedder
+from core.graph import vocabulary
 from core.graph.db import Database, get_database
 from core.graph.queries import admin as qa
 from core.graph.queries import ingest as q
+from core.graph.schema import ensure_schema
+from core.ingest import classifier as classifier_module
+from core.ingest import cleaning, headings, splitter
+from core.ingest import drafts as draft_types
+from core.ingest.classifier import REVIEW_THRESHOLD, Classification, get_classifier
+from core.ingest.drafts import ClauseDraft, SplitResult
+from core.ingest.reading import AgreementRow, Corpus, read_corpus
+from core.taxonomy import load_taxonomy, taxonomy_path, type_names
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
 
@@ -36,6 +55,7 @@ class AgreementReport:
     low_confidence: int = 0
     duplicates_removed: int = 0
     furniture_removed: int = 0
+    segmentation: str = "headings"   # "paragraphs": no usable headings (the warning is in problems)
 
 
 @dataclass
@@ -110,40 +130,108 @@ def reset_graph(db: Database) -> None:
         pass
 
 
+# -------------------------------------------------------------------------- one agreement in flight
+
+@dataclass
+class ClauseTyping:
+    """The type a clause is written with: the classifier's verdict, or a reviewer's correction."""
+
+    type: str
+    confidence: float
+    method: str                  # the classifier's method, or "manual"
+    runner_up: str | None = None
+
+    @property
+    def needs_review(self) -> bool:
+        return self.method != "manual" and self.confidence < REVIEW_THRESHOLD
+
+
+@dataclass
+class PendingAgreement:
+    """An agreement that is new or changed since the last ingest, filled in stage by stage.
+
+    Unchanged agreements never become one: they are skipped whole, which is what makes a
+    re-ingest cheap and a killed ingest resumable."""
+
+    agreement: AgreementRow
+    split: SplitResult
+    drafts: list[ClauseDraft]             # the clauses, in document order, duplicates removed
+    content_hash: str                     # what the graph stores to recognise it next time
+    report: AgreementReport
+    previous: dict | None = None          # the graph's row (hash, company, version) when replacing
+    clause_vectors: np.ndarray | None = None   # embed stage: one row per draft
+    sla_vector: np.ndarray | None = None
+    classifications: list[Classification] = field(default_factory=list)  # classify stage: one per draft
+    typings: list[ClauseTyping] = field(default_factory=list)             # resolve stage: one per draft
+
+    @property
+    def sla_id(self) -> str:
+        return self.agreement.sla_id
+
+    @property
+    def version(self) -> int:
+        return (self.previous["version"] or 0) + 1 if self.previous else 1
+
+    def clause_texts(self) -> list[str]:
+        """What is embedded per clause: the heading carries much of a clause's meaning."""
+        return [f"{d.title}. {d.text}" if d.title else d.text for d in self.drafts]
+
+    def sla_text(self) -> str:
+        return _sla_text(self.agreement, self.split, self.drafts)
+
+
+# -------------------------------------------------------------------------- the stages
+
 def ingest_corpus(root: Path | str, db: Database | None = None, reset: bool = False,
                   progress: Progress | None = None, embedder=None, classifier=None) -> IngestReport:
-    from core.ingest.classifier import REVIEW_THRESHOLD, get_classifier
-    from core.ingest.reading import read_corpus
-    from core.embeddings import get_embedder
-    from core.graph.schema import ensure_schema
-    from core.taxonomy import load_taxonomy
-
     db = db or get_database()
     root = Path(root)
     progress = progress or (lambda stage, done, total: None)
     report = IngestReport(corpus=str(root))
     t_start = time.perf_counter()
 
+    corpus = _read(root, report)
+    embedder = embedder or get_embedder()
+    classifier = classifier or get_classifier("hybrid")
+    content_tags = (getattr(embedder, "model_name", "?"), _pipeline_version(classifier))
+    _prepare_graph(db, corpus, embedder.dimension, reset)
+    _write_business_data(db, corpus, report)
+    pending = _changed_agreements(db, corpus, content_tags, report, progress)
+    vectors = _embed(pending, embedder, report, progress)
+    _classify(pending, classifier, vectors, report)
+    _resolve_types(db, pending)
+
+    t0 = time.perf_counter()
+    written = _write(db, pending, progress)
+    _refresh_company_counts(db, corpus, pending)
+    report.timings_s["write"] = time.perf_counter() - t0 + report.timings_s.get("write_business", 0.0)
+    report.clauses_written = written
+    report.clauses_total = db.read(q.GRAPH_COUNTS)[0]["clauses"]
+    report.timings_s["total"] = time.perf_counter() - t_start
+    _after_ingest()
+    return report
+
+
+def _read(root: Path, report: IngestReport) -> Corpus:
     t0 = time.perf_counter()
     corpus = read_corpus(root, settings().max_file_bytes)
     report.problems.extend(corpus.problems)
     report.timings_s["read"] = time.perf_counter() - t0
+    return corpus
 
-    embedder = embedder or get_embedder()
-    classifier = classifier or get_classifier("hybrid")
-    model_tag = getattr(embedder, "model_name", "?")
-    classifier_tag = _pipeline_version(classifier)
-    years = sorted({row.year for row in corpus.spend})
 
+def _prepare_graph(db: Database, corpus: Corpus, dimension: int, reset: bool) -> None:
+    """Wipe (when asked), make sure indexes and constraints exist, and write the clause types."""
     if reset:
         reset_graph(db)
-    ensure_schema(db, embedder.dimension, years)
-
-    taxonomy = load_taxonomy()
+    ensure_schema(db, dimension, sorted({row.year for row in corpus.spend}))
     db.write(q.UPSERT_CLAUSE_TYPES, {"rows": [
-        {"name": t.name, "description": t.description, "description_zh": t.description_zh} for t in taxonomy]})
+        {"name": t.name, "description": t.description, "description_zh": t.description_zh}
+        for t in load_taxonomy()]})
 
-    # -- business data --------------------------------------------------------------
+
+def _write_business_data(db: Database, corpus: Corpus, report: IngestReport) -> None:
+    """Companies, addresses and spend: small, so written before the agreements and always whole."""
     t0 = time.perf_counter()
     db.write(q.UPSERT_COMPANIES, {"rows": [
         {"name": c.name, "country": c.country, "industry": c.industry, "aliases": list(c.aliases),
@@ -164,131 +252,172 @@ def ingest_corpus(root: Path | str, db: Database | None = None, reset: bool = Fa
             props["spend_category"] = row.category
     db.write(q.SET_SPEND, {"rows": [{"company": k, "props": v} for k, v in spend_props.items()]})
     report.spend_rows = len(corpus.spend)
+    years = sorted({row.year for row in corpus.spend})
     if years:
         latest = max(_graph_spend_years(db) or years)
         db.write(q.SET_SPEND_LATEST, {"key": f"spend_{latest}", "year": latest})
     report.timings_s["write_business"] = time.perf_counter() - t0
 
-    # -- agreements: decide what changed ----------------------------------------------
+
+def _content_hash(agr: AgreementRow, contract_sha: str, content_tags: tuple[str, str]) -> str:
+    """Everything that decides what an agreement looks like in the graph: the text, its row in
+    agreements.csv, the embedding model and the pipeline version."""
+    model_tag, pipeline_tag = content_tags
+    return _sha(INGEST_FORMAT_VERSION, model_tag, pipeline_tag, contract_sha, agr.company,
+                agr.service_name or "", agr.governing_law or "", agr.effective_date or "", agr.file)
+
+
+def _changed_agreements(db: Database, corpus: Corpus, content_tags: tuple[str, str], report: IngestReport,
+                        progress: Progress) -> list[PendingAgreement]:
+    """The agreements to (re)write; the others are reported unchanged or rejected."""
     agreements = [a for a in corpus.agreements if a.sla_id in corpus.texts]
     existing = {r["id"]: r for r in db.read(q.EXISTING_AGREEMENT_HASHES, {"ids": [a.sla_id for a in agreements]})}
-    pending = []  # (agreement, split_result, drafts, content_hash)
+    pending: list[PendingAgreement] = []
     for i, agr in enumerate(agreements, 1):
         contract = corpus.texts[agr.sla_id]
-        content_hash = _sha(INGEST_FORMAT_VERSION, model_tag, classifier_tag, contract.sha256,
-                            agr.company, agr.service_name or "", agr.governing_law or "", agr.effective_date or "",
-                            agr.file)
+        content_hash = _content_hash(agr, contract.sha256, content_tags)
         old = existing.get(agr.sla_id)
         if old and old["hash"] == content_hash and old["company"] == agr.company:
             report.agreements.append(AgreementReport(agr.sla_id, agr.company, agr.file, "unchanged"))
             progress("parse", i, len(agreements))
             continue
-        split, drafts, dups = contract.split, contract.clauses, contract.duplicates
+        split, clauses = contract.split, contract.clauses
         rep = AgreementReport(agr.sla_id, agr.company, agr.file, "replaced" if old else "new",
-                              clauses=len(drafts), duplicates_removed=len(dups),
-                              furniture_removed=len(split.furniture_removed))
+                              clauses=len(clauses), duplicates_removed=len(contract.duplicates),
+                              furniture_removed=len(split.furniture_removed),
+                              segmentation=split.segmentation)
         report.agreements.append(rep)
-        pending.append((agr, split, drafts, content_hash, rep, old))
+        pending.append(PendingAgreement(agr, split, clauses, content_hash, rep, old))
         progress("parse", i, len(agreements))
     report.timings_s["parse"] = report.timings_s["read"]  # read_corpus decodes, cleans and splits
     for agr in corpus.agreements:
         if agr.sla_id not in corpus.texts:
             report.agreements.append(AgreementReport(agr.sla_id, agr.company, agr.file, "rejected"))
+    return pending
 
-    # -- embed and classify ----------------------------------------------------------------
-    clause_texts = []
-    for agr, split, drafts, *_ in pending:
-        for d in drafts:
-            clause_texts.append(f"{d.title}. {d.text}" if d.title else d.text)
-    sla_texts = [_sla_text(agr, split, drafts) for agr, split, drafts, *_ in pending]
+
+def _embed(pending: list[PendingAgreement], embedder, report: IngestReport, progress: Progress) -> np.ndarray:
+    """Clause and agreement vectors; returns all clause vectors in order (the classifier's input).
+
+    All clauses go to the model together (in chunks) rather than per agreement: batches stay
+    full, and progress counts clauses."""
     t0 = time.perf_counter()
-    vectors = _embed_with_progress(embedder, clause_texts, progress)
+    vectors = _embed_with_progress(embedder, [t for p in pending for t in p.clause_texts()], progress)
+    sla_texts = [p.sla_text() for p in pending]
     sla_vectors = embedder.encode(sla_texts) if sla_texts else []
+    offset = 0
+    for p, sla_vector in zip(pending, sla_vectors):
+        p.clause_vectors = vectors[offset:offset + len(p.drafts)]
+        p.sla_vector = sla_vector
+        offset += len(p.drafts)
     report.timings_s["embed"] = time.perf_counter() - t0
+    return vectors
+
+
+def _classify(pending: list[PendingAgreement], classifier, vectors: np.ndarray, report: IngestReport) -> None:
+    """One classification per clause, in one call over all clauses (the classifier works in batches)."""
     t0 = time.perf_counter()
-    items = [(d.title, d.text) for _, _, drafts, *_ in pending for d in drafts]
+    items = [(d.title, d.text) for p in pending for d in p.drafts]
     labels = classifier.classify_many(items, vectors) if items else []
+    offset = 0
+    for p in pending:
+        p.classifications = list(labels[offset:offset + len(p.drafts)])
+        offset += len(p.drafts)
     report.timings_s["classify"] = time.perf_counter() - t0
 
-    # -- write, a batch of whole agreements per transaction -----------------------------
-    manual = {}
-    replaced_ids = [agr.sla_id for agr, *_rest in pending if _rest[-1]]
+
+def _resolve_types(db: Database, pending: list[PendingAgreement]) -> None:
+    """The type each clause is written with: a reviewer's correction of an unchanged clause text
+    survives the re-ingest of its agreement; everything else takes the classifier's verdict."""
+    manual: dict[tuple[str, str], str] = {}
+    replaced_ids = [p.sla_id for p in pending if p.previous]
     if replaced_ids:
         for r in db.read(q.MANUAL_TYPES_OF_AGREEMENTS, {"ids": replaced_ids}):
             manual[(r["sla_id"], r["text_hash"])] = r["type"]
-    t0 = time.perf_counter()
-    offset = 0
-    batch: list[tuple] = []
-    batch_clauses = 0
-    total_clauses = len(clause_texts)
+    for p in pending:
+        p.typings = []
+        for d, c in zip(p.drafts, p.classifications):
+            corrected = manual.get((p.sla_id, _text_hash(d.text)))
+            typing = (ClauseTyping(corrected, 1.0, "manual", c.runner_up) if corrected is not None
+                      else ClauseTyping(c.type, float(c.confidence), c.method, c.runner_up))
+            p.typings.append(typing)
+            p.report.low_confidence += int(typing.needs_review)
+
+
+def _write(db: Database, pending: list[PendingAgreement], progress: Progress) -> int:
+    """Whole agreements, about CLAUSES_PER_TRANSACTION clauses per transaction; returns clauses written."""
+    total_clauses = sum(len(p.drafts) for p in pending)
     writer = _BatchWriter(db, lambda done: progress("write", done, total_clauses))
-    for idx, (agr, split, drafts, content_hash, rep, old) in enumerate(pending):
-        rows = []
-        for d in drafts:
-            c = labels[offset]
-            text_hash = _sha(d.text)[:20]
-            ctype, conf, method = c.type, float(c.confidence), c.method
-            if (agr.sla_id, text_hash) in manual:
-                ctype, conf, method = manual[(agr.sla_id, text_hash)], 1.0, "manual"
-            rows.append({
-                "id": f"{agr.sla_id}#{d.position}", "sla_id": agr.sla_id, "type": ctype,
-                "confidence": conf, "method": method, "embedding": vectors[offset].tolist(),
-                "props": {"title": d.title, "text": d.text, "position": d.position, "heading": d.heading,
-                          "summary": _summary(d.text), "type_confidence": conf,
-                          "needs_review": method != "manual" and conf < REVIEW_THRESHOLD,
-                          "runner_up": c.runner_up, "text_hash": text_hash, "type": ctype},
-            })
-            rep.low_confidence += int(method != "manual" and conf < REVIEW_THRESHOLD)
-            offset += 1
-        version = (old["version"] or 0) + 1 if old else 1
-        sla_row = {"id": agr.sla_id, "company": agr.company, "effective_date": agr.effective_date,
-                   "embedding": sla_vectors[idx].tolist(),
-                   "props": {"service_name": agr.service_name, "governing_law": agr.governing_law,
-                             "source_file": agr.file, "title": split.title or agr.service_name,
-                             "summary": _sla_summary(agr, split, drafts), "content_hash": content_hash,
-                             "version": version, "clause_count": len(drafts)}}
-        batch.append((sla_row, rows))
-        batch_clauses += len(rows)
+    batch: list[PendingAgreement] = []
+    batch_clauses = 0
+    for p in pending:
+        batch.append(p)
+        batch_clauses += len(p.drafts)
         if batch_clauses >= CLAUSES_PER_TRANSACTION:
             writer.submit(batch)
             batch, batch_clauses = [], 0
     if batch:
         writer.submit(batch)
-    written = writer.finish()
+    return writer.finish()
+
+
+def _refresh_company_counts(db: Database, corpus: Corpus, pending: list[PendingAgreement]) -> None:
     # every company of the corpus, not only those written now: an ingest killed after its
     # agreement batches but before this refresh leaves them "unchanged" and stale on the rerun
+    agreements = [a for a in corpus.agreements if a.sla_id in corpus.texts]
     touched = sorted({c.name for c in corpus.companies} | {agr.company for agr in agreements}
-                     | {old["company"] for *_, old in pending if old and old.get("company")})
+                     | {p.previous["company"] for p in pending if p.previous and p.previous.get("company")})
     for i in range(0, len(touched), COMPANIES_PER_REFRESH):
         db.write(q.REFRESH_COMPANY_COUNTS, {"companies": touched[i:i + COMPANIES_PER_REFRESH],
                                             "review_threshold": REVIEW_THRESHOLD})
-    report.timings_s["write"] = time.perf_counter() - t0 + report.timings_s.get("write_business", 0.0)
-    report.clauses_written = written
-    report.clauses_total = db.read(q.GRAPH_COUNTS)[0]["clauses"]
-    report.timings_s["total"] = time.perf_counter() - t_start
-    _after_ingest()
-    return report
+
+
+# -------------------------------------------------------------------------- rows for the graph
+
+def _text_hash(text: str) -> str:
+    """Identifies a clause's text across re-ingests (manual corrections are keyed by it)."""
+    return _sha(text)[:20]
+
+
+def _clause_rows(p: PendingAgreement) -> list[dict]:
+    rows = []
+    for d, c, typing, vector in zip(p.drafts, p.classifications, p.typings, p.clause_vectors):
+        rows.append({
+            "id": f"{p.sla_id}#{d.position}", "sla_id": p.sla_id, "type": typing.type,
+            "confidence": typing.confidence, "method": typing.method, "embedding": vector.tolist(),
+            "props": {"title": d.title, "text": d.text, "position": d.position, "heading": d.heading,
+                      "summary": _summary(d.text), "type_confidence": typing.confidence,
+                      "needs_review": typing.needs_review, "runner_up": c.runner_up,
+                      "text_hash": _text_hash(d.text), "type": typing.type},
+        })
+    return rows
+
+
+def _sla_row(p: PendingAgreement) -> dict:
+    agr, split = p.agreement, p.split
+    return {"id": agr.sla_id, "company": agr.company, "effective_date": agr.effective_date,
+            "embedding": p.sla_vector.tolist(),
+            "props": {"service_name": agr.service_name, "governing_law": agr.governing_law,
+                      "source_file": agr.file, "title": split.title or agr.service_name,
+                      "summary": _sla_summary(agr, split, p.drafts), "content_hash": p.content_hash,
+                      "version": p.version, "clause_count": len(p.drafts),
+                      "segmentation": split.segmentation}}
+
+
+# Sources whose change alters how contracts are split, cleaned or typed.
+_VERSIONED_MODULES = (classifier_module, splitter, headings, draft_types, cleaning)
 
 
 def _pipeline_version(classifier) -> str:
     """Changes when the splitter, classifier or taxonomy change, so re-ingest redoes affected work."""
-    import inspect
-
-    from core.ingest import classifier as cmod
-
-    from core.ingest import splitter
-
-    from core.ingest import cleaning
-    from core.taxonomy import _resolve
-
     parts = [type(classifier).__name__]
-    for mod in (cmod, splitter, cleaning):
+    for mod in _VERSIONED_MODULES:
         try:
             parts.append(inspect.getsource(mod))
         except OSError:
             parts.append(getattr(mod, "__name__", ""))
     try:
-        parts.append(_resolve(None).read_text(encoding="utf-8"))
+        parts.append(taxonomy_path().read_text(encoding="utf-8"))
     except OSError:
         pass
     return _sha(*parts)[:16]
@@ -298,9 +427,7 @@ def _graph_spend_years(db: Database) -> list[int]:
     return [r["year"] for r in db.read(q.SPEND_YEARS)]
 
 
-def _embed_with_progress(embedder, texts: list[str], progress: Progress):
-    import numpy as np
-
+def _embed_with_progress(embedder, texts: list[str], progress: Progress) -> np.ndarray:
     if not texts:
         return np.zeros((0, embedder.dimension), dtype=np.float32)
     chunk = max(256, getattr(embedder, "batch_size", 64) * 4)
@@ -333,8 +460,6 @@ class _BatchWriter:
     """
 
     def __init__(self, db: Database, progress: Callable[[int], None], workers: int | None = None):
-        from concurrent.futures import ThreadPoolExecutor
-
         self.db = db
         self.progress = progress
         self.workers = max(1, workers or WRITE_WORKERS)
@@ -342,7 +467,7 @@ class _BatchWriter:
         self.pending: list = []
         self.written = 0
 
-    def submit(self, batch: list[tuple]) -> None:
+    def submit(self, batch: list[PendingAgreement]) -> None:
         try:
             while len(self.pending) >= self.workers:
                 self._collect(self.pending.pop(0))
@@ -367,14 +492,14 @@ class _BatchWriter:
         return self.written
 
 
-def _write_agreements(db: Database, batch: list[tuple]) -> int:
-    ids = [sla["id"] for sla, _ in batch]
-    slas = [sla for sla, _ in batch]
-    clauses = [row for _, rows in batch for row in rows]
-    nexts = [{"a": rows[i]["id"], "b": rows[i + 1]["id"]} for _, rows in batch for i in range(len(rows) - 1)]
+def _write_agreements(db: Database, batch: list[PendingAgreement]) -> int:
+    """One transaction: the batch's agreements replaced whole (old clauses deleted, new ones linked)."""
+    clause_rows = [_clause_rows(p) for p in batch]
+    clauses = [row for rows in clause_rows for row in rows]
+    nexts = [{"a": rows[i]["id"], "b": rows[i + 1]["id"]} for rows in clause_rows for i in range(len(rows) - 1)]
     db.write_many([
-        (q.DELETE_CLAUSES_OF_AGREEMENTS, {"ids": ids}),
-        (q.UPSERT_AGREEMENTS, {"rows": slas}),
+        (q.DELETE_CLAUSES_OF_AGREEMENTS, {"ids": [p.sla_id for p in batch]}),
+        (q.UPSERT_AGREEMENTS, {"rows": [_sla_row(p) for p in batch]}),
         (q.CREATE_CLAUSES, {"rows": clauses}),
         (q.CREATE_NEXT, {"rows": nexts}),
     ])
@@ -383,12 +508,7 @@ def _write_agreements(db: Database, batch: list[tuple]) -> int:
 
 def _after_ingest() -> None:
     """Drop caches that describe the graph (schema summary, planner vocabularies)."""
-    try:
-        from core.graph import vocabulary as graph_cache
-
-        graph_cache.invalidate()
-    except ImportError:
-        pass
+    vocabulary.invalidate()
 
 
 def graph_counts(db: Database | None = None) -> dict:
@@ -396,17 +516,12 @@ def graph_counts(db: Database | None = None) -> dict:
 
 
 def low_confidence_clauses(threshold: float | None = None, limit: int = 500, db: Database | None = None) -> list[dict]:
-    from core.ingest.classifier import REVIEW_THRESHOLD
-
     return (db or get_database()).read(q.LOW_CONFIDENCE_CLAUSES, {
         "threshold": REVIEW_THRESHOLD if threshold is None else threshold, "limit": limit})
 
 
 def set_clause_type(clause_id: str, type_name: str, db: Database | None = None) -> dict:
     """A reviewer's correction; stored with method 'manual' and kept on re-ingest."""
-    from core.ingest.classifier import REVIEW_THRESHOLD
-    from core.taxonomy import type_names
-
     if type_name not in type_names():
         raise ValueError(f"unknown clause type {type_name!r}; choose one of {', '.join(type_names())}")
     db = db or get_database()

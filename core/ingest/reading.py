@@ -18,7 +18,8 @@ from datetime import date
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
 from core.ingest.cleaning import dedupe_clauses
-from core.ingest.splitter import ClauseDraft, SplitResult, split_contract
+from core.ingest.drafts import ClauseDraft, SplitResult
+from core.ingest.splitter import split_contract
 
 
 @dataclass
@@ -564,10 +565,11 @@ class _Reader:
             self.problem(rel, None, f"file contains only whitespace; {ref}")
             return None
         split = split_contract(text)
-        if not split.clauses:
-            self.problem(rel, None, f"no section headings found (expected e.g. '1. Scope', "
-                                    f"'## Fees', 'Article 3', '第一条'); {ref}")
+        if not split.clauses:   # only page numbers and running heads: nothing to read
+            self.problem(rel, None, f"no text left after removing page numbers and running heads; {ref}")
             return None
+        if split.warning:   # loaded all the same: a layout is never a reason to turn a contract away
+            self.problem(rel, None, f"agreement '{agreement.sla_id}': {split.warning}", "warning")
         clauses, duplicates = dedupe_clauses(split.clauses)
         for kept, dropped, score in duplicates:
             self.problem(rel, None, f"clause {dropped} repeats clause {kept} "

@@ -1,8 +1,7 @@
 """Split a contract into clauses at its section headings (DESIGN §3).
 
-The splitter works on lines. Each line is tested against the heading styles contracts use
-(Markdown `#`, "1." / "2.3" numbering, Article/Section/Clause keywords, Chinese 第X条 / 一、 /
-（一）, lettered ALL-CAPS headings) and gets a *rank* (smaller = shallower). Candidates then go
+The splitter works on lines. `core.ingest.headings` tests each line against the heading
+styles contracts use and gives it a *rank* (smaller = shallower). Candidates then go
 through filters that reject what only looks like a heading: list items, sentences, amounts,
 numbers that break the numbering sequence, and table-of-contents entries. The section level
 is the shallowest rank that occurs more than once; everything above or before it is the
@@ -13,310 +12,26 @@ from __future__ import annotations
 import re
 import textwrap
 from collections import Counter
-from dataclasses import dataclass, field
 
 from core.ingest.cleaning import normalize_text, remove_page_furniture
+from core.ingest.drafts import ClauseDraft, SplitResult
+from core.ingest.headings import (Head, caps_heading, exhibit_heading, is_cjk_text,
+                                  looks_like_heading, markdown_heading, plain_heading)
 
+# ClauseDraft, SplitResult and looks_like_heading are re-exported: callers import them from here
+__all__ = ["ClauseDraft", "SplitResult", "looks_like_heading", "split_contract"]
 
-@dataclass
-class ClauseDraft:
-    position: int   # 1-based, document order
-    title: str      # heading text without its number/marker
-    text: str       # clause body (sub-headings included), without the heading line
-    heading: str    # the heading as written, e.g. "## 3. Fees" or "第一条 服务可用性"
-    level: int      # Markdown: number of '#'; otherwise depth among this document's heading kinds
-
-
-@dataclass
-class SplitResult:
-    title: str | None
-    preamble: str
-    clauses: list[ClauseDraft]
-    furniture_removed: list[str] = field(default_factory=list)
-
-
-# --------------------------------------------------------------------------- heading parsing
-
-_ZH_DIGITS = "一二三四五六七八九十百千零〇两"
-_MD = re.compile(r"^ {0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
-_ZH_CHAPTER = re.compile(rf"^第\s*([{_ZH_DIGITS}\d]+)\s*(章|编|部分|节)\s*(.*)$")
-_ZH_ARTICLE = re.compile(rf"^第\s*([{_ZH_DIGITS}\d]+)\s*条\s*(.*)$")
-_ZH_LIST = re.compile(r"^([一二三四五六七八九十百]+)\s*[、.．]\s*(.*)$")
-_ZH_SUB = re.compile(r"^[（(]\s*([一二三四五六七八九十]+)\s*[）)]\s*(.*)$")
-_KEYWORD = re.compile(
-    r"^(ARTICLE|Article|SECTION|Section|CLAUSE|Clause|PART|Part|CHAPTER|Chapter)\s+"
-    r"(\d{1,3}(?:\.\d{1,3})*|[IVXLC]{1,7}|[ivxlc]{1,7}|[A-Z])(?![\w])\.?\s*(.*)$")
-_NUMBERED = re.compile(r"^(\d{1,3}(?:\.\d{1,3})*)(?:([.)、])(?:\s+|(?=[A-Z\u4e00-\u9fff]))|\s+)(.+)$")
-_LETTERED = re.compile(r"^([A-Z]|[IVXLC]{1,6})[.)]\s+(.+)$")
-_SEPARATORS = re.compile(r"^[\s.:\-–—]+")
 _TOC_LEADER = re.compile(r"(?:\.{3,}|…{2,}|·{3,}|\s\.\s\.\s)\s*\d{1,4}$|\t\d{1,4}$")
 _TOC_ROW = re.compile(r"\s\d{1,3}(?:\.\d{1,3})+\.?\s+[A-Z]|\s\d{1,3}\.\s+[A-Z]{2}")  # "1.3 References 1.4 Interpretation"
 _TOC_TRAILING_NUMBER = re.compile(r"\s\d{1,4}$")
-_SENTENCE_WORDS = re.compile(
-    r"\b(shall|will|may|must|agrees?|is|are|was|were|means|has|have)\b", re.IGNORECASE)
-_SMALL_WORDS = {"a", "an", "and", "as", "at", "by", "for", "from", "in", "into", "of", "on",
-                "or", "per", "the", "to", "upon", "with", "without", "vs", "&"}
-_ABBREVIATIONS = {"mr", "mrs", "ms", "dr", "inc", "ltd", "co", "no", "st", "vs", "corp",
-                  "e.g", "i.e", "u.s", "jr", "sr", "art", "sec", "approx"}
-_RANK = {"chapter": 10, "zh_section": 15, "letter": 15, "article": 20, "section": 20,
-         "clause": 20, "num": 20, "zh_article": 20, "zh_list": 20, "zh_sub": 30}
-
-
-@dataclass
-class _Head:
-    idx: int                 # line index
-    kind: str
-    rank: int
-    number: tuple[int, ...] | None
-    title: str
-    inline: str              # body text that followed the title on the heading line
-    heading: str
-    indent: int = 0
-    alt_numbers: tuple[tuple[int, ...], ...] = ()   # e.g. "I." may be letter 9 or roman 1
-    numbered: bool = False   # a Markdown heading whose text carries a number ("## 3. Fees")
-
-
-def _zh_number(s: str) -> int:
-    if s.isdigit():
-        return int(s)
-    values = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6,
-              "七": 7, "八": 8, "九": 9}
-    total, current = 0, 0
-    for ch in s:
-        if ch in values:
-            current = values[ch]
-        elif ch in "十百千":
-            unit = {"十": 10, "百": 100, "千": 1000}[ch]
-            total += (current or 1) * unit
-            current = 0
-    return total + current
-
-
-def _roman(s: str) -> int | None:
-    values = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100}
-    s = s.upper()
-    if not s or any(c not in values for c in s):
-        return None
-    total = 0
-    for a, b in zip(s, s[1:] + " "):
-        v = values[a]
-        total += -v if b != " " and values[b] > v else v
-    return total
-
-
-def _is_cjk_text(s: str) -> bool:
-    return bool(re.search(r"[\u4e00-\u9fff]", s))
-
-
-def _words(s: str) -> list[str]:
-    return re.findall(r"[A-Za-z][\w'’\-]*", s)
-
-
-def _title_case(phrase: str) -> bool:
-    """All significant words capitalized (or the phrase is ALL CAPS / Chinese)."""
-    if _is_cjk_text(phrase):
-        return True
-    words = _words(phrase)
-    return bool(words) and all(w[0].isupper() or w.lower() in _SMALL_WORDS for w in words)
-
-
-def _sentence_like(s: str) -> bool:
-    letters = re.sub(r"[^A-Za-z]", "", s)
-    if letters and letters.isupper():
-        return False
-    return bool(_SENTENCE_WORDS.search(s))
-
-
-def _starts_well(s: str) -> bool:
-    return bool(s) and (s[0].isupper() or s[0].isdigit() or s[0] in "\"'“(["
-                        or _is_cjk_text(s[0]))
-
-
-def _clean_title(s: str) -> str:
-    s = s.replace("**", "").replace("__", "").strip()
-    s = re.sub(r"\s*[.:：。;；]+$", "", s)
-    return s.strip(" -–—").strip()
-
-
-def _is_title_line(rest: str) -> bool:
-    """Could `rest` (the text after a number) be a whole heading title on its own line?"""
-    if _is_cjk_text(rest):
-        return len(rest) <= 40 and rest[-1] not in "，,；;、。"
-    words = rest.split()
-    if not _starts_well(rest) or len(rest) > 100 or len(words) > 14:
-        return False
-    if rest[-1] in ",;" or words[-1].lower() in {"and", "or", "the", "of", "to"}:
-        return False
-    if rest[-1] == ":" and len(words) > 6:
-        return False
-    return not (_sentence_like(rest) and not _title_case(rest))
-
-
-def _split_inline(rest: str) -> tuple[str, str] | None:
-    """'Termination. Either party may ...' -> ('Termination', 'Either party may ...')."""
-    m = re.match(r"^(?P<t>[^.:;。：]{1,80}?)(?P<sep>[.:。：])\s+(?P<body>\S.*)$", rest)
-    if not m:
-        return None
-    phrase = m.group("t").strip()
-    words = phrase.split()
-    if not phrase or len(words) > 10 or not _starts_well(phrase):
-        return None
-    if words[-1].lower().rstrip(".") in _ABBREVIATIONS or re.fullmatch(r"[A-Z]", words[-1]):
-        return None
-    if _sentence_like(phrase) or not (_title_case(phrase) or len(words) <= 3):
-        return None
-    return phrase, m.group("body").strip()
-
-
-def _zh_title(rest: str) -> tuple[str, str]:
-    """Chinese heading rest -> (title, inline body)."""
-    rest = rest.strip(" :：.、")
-    if not rest:
-        return "", ""
-    m = re.match(r"^([^：:。；;，,]{1,20})[：:]\s*(.+)$", rest)
-    if m:
-        return m.group(1).strip(), m.group(2).strip()
-    if len(rest) <= 25 and rest[-1] not in "。；;":
-        return rest, ""
-    m = re.match(r"^(\S{1,20})\s+(.+)$", rest)
-    if m and not re.search(r"[。，,；;]", m.group(1)):
-        return m.group(1), m.group(2)
-    return "", rest
-
-
-def _plain_heading(line: str, idx: int = 0) -> _Head | None:
-    """Recognize a non-Markdown heading line, or None."""
-    indent = len(line) - len(line.lstrip())
-    s = line.strip().replace("**", "").replace("__", "").strip()
-    if not s or len(s) > 50000:
-        return None
-
-    for pattern, kind in ((_ZH_CHAPTER, "chapter"), (_ZH_ARTICLE, "zh_article"),
-                          (_ZH_SUB, "zh_sub"), (_ZH_LIST, "zh_list")):
-        m = pattern.match(s)
-        if not m:
-            continue
-        if kind == "chapter" and m.group(2) == "节":
-            kind = "zh_section"
-        rest = m.groups()[-1]
-        if rest and not re.match(r"^[\s:：.、]|[\u4e00-\u9fff]", rest) and kind != "zh_sub":
-            return None  # "第5条款" etc.
-        title, inline = _zh_title(rest)
-        if kind in ("zh_list", "zh_sub") and not title:
-            return None  # "一、" lists are headings only when they carry a short title
-        number = (_zh_number(m.group(1)),)
-        marker = s[: len(s) - len(rest)].strip() if rest else s
-        return _Head(idx, kind, _RANK[kind], number, _clean_title(title), inline,
-                     (marker + " " + title).strip() if inline else s, indent)
-
-    m = _KEYWORD.match(s)
-    if m:
-        word, num, rest = m.group(1).lower(), m.group(2), _SEPARATORS.sub("", m.group(3))
-        kind = "chapter" if word in ("part", "chapter") else word
-        if num.replace(".", "").isdigit():
-            number = tuple(int(p) for p in num.split("."))
-        else:
-            number = (_roman(num) or (ord(num.upper()) - 64),)
-        rank = _RANK[kind] + 10 * (len(number) - 1)
-        title, inline = rest, ""
-        split = _split_inline(rest) if rest and not _is_cjk_text(rest) else None
-        if split:
-            title, inline = split
-        elif rest and not _is_title_line(rest):
-            if _is_cjk_text(rest):
-                title, inline = _zh_title(rest)
-            else:
-                split = _split_inline(rest)
-                if not split:
-                    return None  # "Section 4.2 of the Agreement is amended ..."
-                title, inline = split
-        head = s if not inline else s[: len(s) - len(inline)].strip()
-        return _Head(idx, kind, rank, number, _clean_title(title), inline, head, indent)
-
-    m = _NUMBERED.match(s)
-    if m:
-        num, terminator, rest = m.group(1), m.group(2), m.group(3).strip()
-        parts = tuple(int(p) for p in num.split("."))
-        if len(parts) == 1 and not terminator:
-            return None  # "30 days", "2024 revenue": a bare number needs "1." or "1)"
-        if parts[0] == 0 or parts[0] > 200 or any(p > 200 for p in parts):
-            return None
-        if re.match(r"^[%$€£¥]|^(?:am|pm|a\.m|p\.m)\b", rest, re.IGNORECASE):
-            return None
-        title, inline = rest, ""
-        split = None if _is_cjk_text(rest[:1]) else _split_inline(rest)
-        if split:
-            title, inline = split   # "7. Termination. Either party may ..."
-        elif _is_cjk_text(rest[:1]) or (_is_cjk_text(rest) and not re.match(r"[A-Za-z]", rest)):
-            if len(rest) > 40 or rest[-1] in "，,；;、。":
-                z_title, z_inline = _zh_title(rest)
-                if not z_title or not z_inline:
-                    return None
-                title, inline = z_title, z_inline
-        elif not _is_title_line(rest):
-            return None
-        head = s if not inline else s[: len(s) - len(inline)].strip()
-        return _Head(idx, "num", _RANK["num"] + 10 * (len(parts) - 1), parts,
-                     _clean_title(title), inline, head, indent)
-
-    m = _LETTERED.match(s)
-    if m:
-        marker, rest = m.group(1), m.group(2).strip()
-        letters = re.sub(r"[^A-Za-z]", "", rest)
-        if len(letters) < 3 or not letters.isupper() or len(rest) > 80 or rest[-1] in ",;":
-            return None
-        options = []
-        if len(marker) == 1:
-            options.append((ord(marker) - 64,))
-        if _roman(marker):
-            options.append((_roman(marker),))
-        return _Head(idx, "letter", _RANK["letter"], options[0], _clean_title(rest), "", s,
-                     indent, tuple(options))
-    return None
-
-
-_NOT_CAPS_HEADINGS = re.compile(r"^(IN WITNESS|WITNESS|WHEREAS|NOW,? THEREFORE|BY:|NAME:|TITLE:|DATE:)")
-
-
-def _caps_heading(line: str, idx: int) -> _Head | None:
-    """An unnumbered ALL-CAPS line ("PRODUCTS, QUANTITY, PRICE"), for unnumbered contracts."""
-    s = line.strip().replace("**", "").rstrip(":").strip()
-    letters = re.sub(r"[^A-Za-z]", "", s)
-    if (len(letters) < 4 or not letters.isupper() or len(s) > 60 or len(s.split()) > 8
-            or s[-1] in ".,;" or _NOT_CAPS_HEADINGS.match(s) or re.search(r"\d{2,}", s)):
-        return None
-    return _Head(idx, "caps", _RANK["article"], None, _clean_title(s), "", line.strip())
-
-
-def _markdown_heading(line: str, idx: int = 0) -> _Head | None:
-    m = _MD.match(line)
-    if not m or not m.group(2).strip():
-        return None
-    inner = m.group(2).replace("**", "").replace("__", "").strip()
-    plain = _plain_heading(inner)
-    # "## 3. Fees" is one heading titled "Fees"; "##### Clause 1" has no words (title from body)
-    title = inner
-    if plain:
-        title = plain.title if not plain.inline else f"{plain.title}. {plain.inline}"
-    elif m_num := re.match(r"^\d{1,3}(?:\.\d{1,3})*\s+(\S.*)$", inner):
-        title = m_num.group(1)   # "## 1 Services": in a heading a bare number is numbering
-        plain = m_num
-    return _Head(idx, "md", 10 * len(m.group(1)), None, _clean_title(title), "", line.strip(),
-                 numbered=plain is not None)
-
-
-def looks_like_heading(line: str) -> bool:
-    """True when a line would be taken as a section heading (used by furniture removal)."""
-    return _markdown_heading(line) is not None or _plain_heading(line) is not None
-
 
 # --------------------------------------------------------------------------- filters
 
-def _key(head: _Head) -> str:
+def _key(head: Head) -> str:
     return re.sub(r"[\W_]+", " ", head.heading.lstrip("#").lower()).strip()
 
 
-def _drop_toc(heads: list[_Head], lines: list[str]) -> list[_Head]:
+def _drop_toc(heads: list[Head], lines: list[str]) -> list[Head]:
     """Remove table-of-contents entries so they don't become empty clauses.
 
     A TOC entry is a heading line ending in a page number (dot leaders always; a bare
@@ -363,7 +78,7 @@ def _small_step(prev: tuple[int, ...], cur: tuple[int, ...]) -> bool:
     return 1 <= cur[k] - prev[k] <= 3 and all(c <= 2 for c in cur[k + 1:])
 
 
-def _enforce_sequence(heads: list[_Head], lines: list[str]) -> list[_Head]:
+def _enforce_sequence(heads: list[Head], lines: list[str]) -> list[Head]:
     """Keep weak (plain-numbered) headings only where they continue their numbering.
 
     A list inside a clause restarts at 1, a year or amount jumps: neither continues the
@@ -421,7 +136,7 @@ def _enforce_sequence(heads: list[_Head], lines: list[str]) -> list[_Head]:
     return kept
 
 
-def _detect_headings(lines: list[str]) -> tuple[list[_Head], bool]:
+def _detect_headings(lines: list[str]) -> tuple[list[Head], bool]:
     """All accepted headings, and whether the document uses Markdown headings."""
     md, plain = [], []
     in_fence = False
@@ -431,17 +146,19 @@ def _detect_headings(lines: list[str]) -> tuple[list[_Head], bool]:
             continue
         if in_fence:
             continue
-        head = _markdown_heading(line, i)
+        head = markdown_heading(line, i)
         if head:
             md.append(head)
             continue
-        head = _plain_heading(line, i)
+        head = plain_heading(line, i)
         if head:
             plain.append(head)
     if len(md) >= 2:  # a Markdown document: its '#' headings are the structure
         return _drop_toc(md, lines), True
+    if sum(h.bare for h in plain) < 2:   # "12 Governing Law" style only when used throughout
+        plain = [h for h in plain if not h.bare]
     if len(plain) < 2:  # no numbering at all: fall back to short ALL-CAPS lines
-        plain = [h for i, line in enumerate(lines) if (h := _caps_heading(line, i))]
+        plain = [h for i, line in enumerate(lines) if (h := caps_heading(line, i))]
     for h in md:
         h.rank = 0     # a lone Markdown heading sits above any numbering
     if any(h.kind == "article" for h in plain):
@@ -469,7 +186,7 @@ def _fallback_title(text: str) -> str:
         if not s:
             continue
         s = re.split(r"(?<=[^\s.])[.;:!?](?:\s|$)|[。；：！？]", s)[0].strip()
-        if _is_cjk_text(s):
+        if is_cjk_text(s):
             return s[:20] + ("…" if len(s) > 20 else "")
         if len(s) > 60:
             s = s[:60].rsplit(" ", 1)[0] + "…"
@@ -485,37 +202,96 @@ def _body(lines: list[str]) -> str:
 _FOLDED_HEADING = re.compile(
     r"[ \t]{3,}(?=(?:\d{1,3}(?:\.\d{1,3})*[.)]?[ \t]+[A-Z\"“']|(?:ARTICLE|Article|SECTION|Section)"
     r"[ \t]+[\dIVXL]|第[一二三四五六七八九十百\d]+[条章]))")
+# ... or with single spaces: "agree as follows: 1. Services. The Company ...", "... thereto.
+# 12.3 Governing Law. This ...", "5. SALES AND MARKETING 5.1 The Company shall ...".
+_MID_LINE_NUMBER = re.compile(
+    r"(?<=[.:;)\]\"'”’A-Z]) +(?=\d{1,3}(?:\.\d{1,3})*[.)]? +[A-Z\"“'(])"
+    r"|(?<=[.:;)\]]) +(?=(?:ARTICLE|Article|SECTION|Section) +(?:[-–—] *)?(?:\d|[IVXL]+\b))")
+_REFERENCE_WORD = re.compile(r"\b(?:ARTICLE|Article|SECTION|Section|CLAUSE|Clause|EXHIBIT|Exhibit|"
+                             r"SCHEDULE|Schedule|PART|Part|NO|No|NUMBER|Number)$")
+_RUNNING_PREFIX = re.compile(r"^([A-Z][A-Z&'-]+(?: [A-Z][A-Z&'-]+){0,3}) (?=\S)")
+_PAGE_LINE = 800   # a line this long holds several paragraphs (a page of an EDGAR filing)
 
 
-# ... or runs whole sections together: "agree as follows: 1. Services. The Company ...".
-_RUN_IN_HEADING = re.compile(
-    r"(?<=[.:;]) (?=\d{1,2}(?:\.\d{1,2})*[.)]? [A-Z][A-Za-z&,'/ -]{1,50}[.:] [A-Z\"“])")
+def _break_mid_line(line: str) -> str:
+    """Start a new line before each number that could open a section inside a page-long line."""
+    out, last = [], 0
+    for m in _MID_LINE_NUMBER.finditer(line):
+        if _REFERENCE_WORD.search(line[max(last, m.start() - 12):m.start()]):
+            continue   # "SECTION 5 TERM", "Exhibit 10.1 SUPPLY": the number belongs to the word
+        out.append(line[last:m.start()])
+        last = m.end()
+    out.append(line[last:])
+    return "\n".join(out)
+
+
+def _running_prefix(lines: list[str]) -> str | None:
+    """An ALL-CAPS word or two ("CONFIDENTIAL") that opens most page-long lines: a running head."""
+    long_lines = [ln.strip() for ln in lines if len(ln) > _PAGE_LINE]
+    starts = Counter(m.group(1) for ln in long_lines if (m := _RUNNING_PREFIX.match(ln)))
+    if not starts:
+        return None
+    prefix, n = starts.most_common(1)[0]
+    return prefix if n >= 3 and 2 * n >= len(long_lines) else None
 
 
 def _unfold(text: str) -> str:
-    """Break very long lines before what looks like a heading, so headings get own lines.
+    """Break page-long lines before what looks like a heading, so headings get own lines.
 
     Only lines far longer than a paragraph are touched; the heading filters still decide
-    whether each piece starts a section.
+    whether each piece starts a section. A running head glued to the start of each page
+    line goes on a line of its own, where page-furniture removal finds it.
     """
+    lines = text.splitlines()
+    prefix = _running_prefix(lines)
     out = []
-    for line in text.splitlines():
+    for line in lines:
         if len(line) > 300:
             line = _FOLDED_HEADING.sub("\n", line)
-        if len(line) > 1500:
-            line = _RUN_IN_HEADING.sub("\n", line)
+        if len(line) > _PAGE_LINE:
+            if prefix and line.lstrip().startswith(prefix + " "):
+                line = prefix + "\n\n" + line.lstrip()[len(prefix) + 1:]
+            broken = "\n".join(_break_mid_line(part) if len(part) > _PAGE_LINE else part
+                               for part in line.split("\n"))
+            if "\n" in broken:   # a page cut into pieces: its indentation is noise, not nesting
+                line = "\n".join(part.strip() for part in broken.split("\n"))
         out.append(line)
     return "\n".join(out)
 
 
 def split_contract(text: str) -> SplitResult:
-    """Clean a contract and split it into clauses; see the module docstring for the rules."""
+    """Clean a contract and split it into clauses; see the module docstring for the rules.
+
+    A contract whose headings cannot be found, or whose headings would leave most of its
+    text outside any clause, is split into paragraph blocks instead and flagged
+    (`segmentation="paragraphs"`), so that it is still searchable clause by clause.
+    """
     cleaned, furniture = remove_page_furniture(normalize_text(_unfold(text)))
     lines = cleaned.split("\n")
     heads, is_markdown = _detect_headings(lines)
-    if not heads:
-        return SplitResult(None, _body(lines), [], furniture)
+    result = _split_at_headings(lines, heads, is_markdown, furniture) if heads else None
+    why = _why_not_headings(result, cleaned)
+    if why:
+        return _split_paragraphs(lines, furniture, why)
+    return result
 
+
+def _why_not_headings(result: SplitResult | None, cleaned: str) -> str | None:
+    """Why the headings found do not make a usable split (None when they do)."""
+    if result is None or not result.clauses:
+        return "no section headings found"
+    size = len(re.sub(r"\s", "", cleaned))
+    covered = sum(len(re.sub(r"\s", "", c.title + c.text)) for c in result.clauses)
+    if size > 3000 and covered < 0.5 * size:
+        return f"the headings found cover only {covered / size:.0%} of the text"
+    if size > 8000 and len(result.clauses) < 3:
+        return f"only {len(result.clauses)} section heading(s) found in a long text"
+    return None
+
+
+def _split_at_headings(lines: list[str], heads: list[Head], is_markdown: bool,
+                       furniture: list[str]) -> SplitResult:
+    """The split at the section level; clauses may come out empty (the caller falls back)."""
     # The first heading is the document title when nothing precedes it and it sits above
     # the rest, or (e.g. "# Title" then "## Introduction" ... "# Appendix A") when it is
     # directly followed by a deeper heading.
@@ -527,8 +303,10 @@ def split_contract(text: str) -> SplitResult:
         no_body = bool(others) and not any(
             lines[j].strip() for j in range(first.idx + 1, others[0].idx))
         unnumbered = first.number is None and not first.numbered
-        if first.rank < shallowest or (unnumbered and first.rank == shallowest and no_body
-                                       and others[0].rank > first.rank):
+        # unnumbered ALL-CAPS headings: the first one, on top of the text, names the document
+        caps_title = first.kind == "caps" and len(others) >= 2
+        if first.rank < shallowest or caps_title or (unnumbered and first.rank == shallowest
+                                                     and no_body and others[0].rank > first.rank):
             title_head = first
     sections = [h for h in heads if h is not title_head]
     if not sections:
@@ -552,6 +330,8 @@ def split_contract(text: str) -> SplitResult:
         level = min(counts)
     start = next(i for i, h in enumerate(sections) if h.rank == level)
     bounds = [h for h in sections[start:] if h.rank <= level]
+    if not is_markdown:
+        bounds = _with_exhibits(bounds, lines)
 
     ranks = sorted({h.rank for h in sections})
     preamble_lines = [ln for i, ln in enumerate(lines[: bounds[0].idx])
@@ -573,6 +353,91 @@ def split_contract(text: str) -> SplitResult:
         c.position = i
     doc_title = title_head.title if title_head else _guess_title(preamble_lines)
     return SplitResult(doc_title or None, _body(preamble_lines), clauses, furniture)
+
+
+def _with_exhibits(bounds: list[Head], lines: list[str]) -> list[Head]:
+    """Exhibits and schedules after the first section end the clause before them.
+
+    Without this, an exhibit (price list, specifications) would be read as the tail of the
+    last section. Exhibit lines before the first section (a filing's "Exhibit 10.1" label,
+    a list of exhibits) and exhibit lines with nothing under them (a list) are not bounds.
+    """
+    taken = {h.idx for h in bounds}
+    exhibits = [e for i, line in enumerate(lines[bounds[0].idx + 1:], start=bounds[0].idx + 1)
+                if i not in taken and (e := exhibit_heading(line, i))]
+    if not exhibits:
+        return bounds
+    merged = sorted(bounds + exhibits, key=lambda h: h.idx)
+    ends = [h.idx for h in merged[1:]] + [len(lines)]
+    empty = [not any(lines[j].strip() for j in range(h.idx + 1, end)) for h, end in zip(merged, ends)]
+    kept = []
+    for n, h in enumerate(merged):
+        if h.kind == "exhibit":
+            listed = n > 0 and merged[n - 1].kind == "exhibit" and empty[n - 1]
+            if empty[n] or listed:
+                continue   # "Exhibit A" / "Exhibit B" lines in a row: a list of exhibits
+            h.rank = bounds[0].rank
+        kept.append(h)
+    return kept
+
+
+# --------------------------------------------------------------------------- paragraph fallback
+
+_PARA_MIN, _PARA_TARGET, _PARA_MAX = 250, 1200, 2500
+_SENTENCE_END = re.compile(r"(?<=[a-z0-9)\]\"'][.;!?])\s+(?=[A-Z0-9\"'(\[])|(?<=[。；！？])")
+
+
+def _sentence_chunks(block: str) -> list[str]:
+    """A block longer than _PARA_MAX cut at sentence ends into pieces of about _PARA_TARGET."""
+    if len(block) <= _PARA_MAX:
+        return [block]
+    chunks, current = [], ""
+    for sentence in _SENTENCE_END.split(block):
+        if current and len(current) + len(sentence) > _PARA_TARGET:
+            chunks.append(current)
+            current = ""
+        current = f"{current} {sentence}".strip() if current else sentence.strip()
+    if current:
+        chunks.append(current)
+    return chunks
+
+
+def _paragraph_blocks(lines: list[str]) -> list[str]:
+    """Blank-line blocks, long ones cut at sentences, short ones (signature lines, stray
+    headings) joined to the block after them."""
+    blocks, current = [], []
+    for line in lines + [""]:
+        if line.strip():
+            current.append(line.strip())
+        elif current:
+            blocks.extend(_sentence_chunks("\n".join(current)))
+            current = []
+    merged: list[str] = []
+    pending = ""
+    for block in blocks:
+        pending = f"{pending}\n\n{block}" if pending else block
+        if len(pending) >= _PARA_MIN:
+            merged.append(pending)
+            pending = ""
+    if pending:
+        if merged and len(merged[-1]) + len(pending) <= _PARA_MAX:
+            merged[-1] = f"{merged[-1]}\n\n{pending}"
+        else:
+            merged.append(pending)
+    return merged
+
+
+def _split_paragraphs(lines: list[str], furniture: list[str], why: str) -> SplitResult:
+    """Clauses from paragraph blocks, titled by their first words, for unstructured texts."""
+    title = _guess_title(lines)
+    first = next((i for i, ln in enumerate(lines) if ln.strip()), None)
+    if title and first is not None and lines[first].strip().replace("**", "").strip() == title:
+        lines = lines[:first] + lines[first + 1:]
+    clauses = [ClauseDraft(i, _fallback_title(block), block, "", 1)
+               for i, block in enumerate(_paragraph_blocks(lines), start=1)]
+    warning = (f"{why}; split into {len(clauses)} paragraph block(s), titled by their first "
+               "words (expected headings such as '1. Scope', 'Section 2', 'ARTICLE III', '## Fees')")
+    return SplitResult(title, "", clauses, furniture, segmentation="paragraphs", warning=warning)
 
 
 def _guess_title(preamble: list[str]) -> str | None:

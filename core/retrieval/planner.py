@@ -4,45 +4,25 @@ Everything it proposes is linked to values that exist in the graph (companies, c
 industries, cities, laws, clause types, spend years), so a filter can never silently match
 nothing because of spelling. Unmappable questions get a plain "I could not map this" plan
 with suggestions instead of a guess.
+
+A question is planned in three steps: `extract_facts` reads it once into `QuestionFacts`,
+`inherit_context` completes a follow-up from the session, and `route` takes the first rule of
+the `ROUTES` table that applies. The table is the routing policy, read top to bottom; its order
+matters (a named company outranks a clause type, a clause type outranks a topic).
 """
 from __future__ import annotations
 
-import json
 import re
-import threading
-import unicodedata
 from dataclasses import dataclass, field
-from functools import lru_cache
-from typing import Any
+from functools import cached_property, lru_cache
+from typing import Any, Callable
 
-from rapidfuzz import fuzz
-
-from core.config import PROJECT_ROOT, settings
+from core.config import settings
 from core.graph.vocabulary import Vocabulary
-from core.types import Plan
+from core.retrieval.linking import (CJK, STOPWORDS, alias_map, link_company_spans, link_sla_ids, mask_spans,
+                                    match_values, normalize)
+from core.types import RETRIEVAL_MODES, SEARCH_MODES, Intent, Mode, Plan, PlanParams
 
-CJK = re.compile(r"[\u4e00-\u9fff]")
-LEGAL_SUFFIXES = {
-    "gmbh", "ag", "kg", "se", "ltd", "ltd.", "limited", "inc", "inc.", "llc", "plc", "sa", "s.a.", "sas", "sarl",
-    "bv", "b.v.", "nv", "n.v.", "co", "co.", "corp", "corp.", "corporation", "company", "kk", "k.k.", "pvt",
-    "pvt.", "private", "oy", "ab", "as", "spa", "s.p.a.", "srl", "pte", "pty", "group", "holdings", "&",
-}
-ZH_SUFFIXES = ("有限责任公司", "股份有限公司", "有限公司", "集团", "公司")
-STOPWORDS = {
-    "a", "an", "the", "of", "in", "on", "for", "to", "and", "or", "with", "without", "by", "at", "from", "about",
-    "which", "what", "who", "whose", "show", "me", "list", "all", "any", "their", "its", "they", "them", "is",
-    "are", "was", "were", "do", "does", "did", "have", "has", "had", "lack", "lacks", "lacking", "missing",
-    "clause", "clauses", "provision", "provisions", "section", "sections", "agreement", "agreements",
-    "contract", "contracts", "supplier", "suppliers", "vendor", "vendors", "company", "companies", "say",
-    "says", "tell", "us", "our", "we", "that", "this", "these", "those", "there", "it", "be", "no", "not",
-    "both", "either", "neither", "nor", "compare", "how", "many", "much", "total", "spend", "spending",
-    "high", "low", "above", "below", "over", "under", "more", "less", "than", "between", "after", "before",
-    "next", "following", "previous", "preceding", "give", "find", "get", "terms", "term", "also", "then",
-    "other", "same", "each", "every", "per", "as", "into", "out", "up", "please", "can", "could", "would",
-    "should", "will", "shall", "may", "might", "must", "whether", "where", "when", "why", "if", "else",
-    "based", "located", "headquartered", "country", "countries", "industry", "sector", "city", "law",
-    "governed", "governing", "effective", "signed", "dated", "since", "until", "year", "years", "amount",
-}
 NEGATION = re.compile(
     r"\b(lack|lacks|lacking|without|missing|miss|misses|no|none|absent|don't have|do not have|doesn't have|"
     r"does not have|not have|not include|don't include|do not include|fail to include|fails to include|"
@@ -80,21 +60,8 @@ ZH_LT = r"(?:低于|少于|小于|不超过|不到)"
 MULT = {"k": 1e3, "thousand": 1e3, "千": 1e3, "m": 1e6, "mn": 1e6, "million": 1e6, "百万": 1e6,
         "bn": 1e9, "billion": 1e9, "万": 1e4, "亿": 1e8}
 YEAR = re.compile(r"(?<!\d)(19[5-9]\d|20\d{2})(?!\d)")
-SLA_ID = re.compile(r"\b[A-Z]{2,6}-\d{1,6}\b")
 DATE = re.compile(r"(?<!\d)(\d{4}-\d{2}-\d{2}|\d{4})(?!\d)")
 
-
-def normalize(text: str) -> str:
-    text = unicodedata.normalize("NFKC", text)
-    text = text.replace("’", "'").replace("‘", "'").replace("“", '"').replace("”", '"')
-    return re.sub(r"\s+", " ", text).strip()
-
-
-@lru_cache(maxsize=1)
-def lexicon() -> dict:
-    with open(PROJECT_ROOT / "data" / "lexicon.json", encoding="utf-8") as fh:
-        data = json.load(fh)
-    return {k: v for k, v in data.items() if not k.startswith("_")}
 
 
 @dataclass
@@ -119,309 +86,8 @@ class SessionContext:
         return cls(**{k: d.get(k, v) for k, v in cls().to_dict().items()})
 
 
-# ---------------------------------------------------------------------------------------
-# entity linking
-# ---------------------------------------------------------------------------------------
-
 def _words(text: str) -> list[str]:
     return re.findall(r"[a-z0-9][a-z0-9&.\-']*", text.lower())
-
-
-def _core_name(name: str) -> str:
-    for suf in ZH_SUFFIXES:
-        if name.endswith(suf) and len(name) > len(suf) + 1:
-            name = name[: -len(suf)]
-    toks = [t for t in re.split(r"[\s,]+", name) if t]
-    while len(toks) > 1 and toks[-1].lower().strip(",") in LEGAL_SUFFIXES:
-        toks.pop()
-    return " ".join(toks)
-
-
-@lru_cache(maxsize=65536)
-def _phrase_regex(phrase: str) -> re.Pattern:
-    return re.compile(r"(?<![a-z0-9])" + re.escape(phrase.lower()) + r"(?:'s|s')?(?![a-z0-9])")
-
-
-def _phrase_span(haystack: str, phrase: str) -> tuple[int, int] | None:
-    """Where `phrase` occurs in `haystack` as whole words (a possessive 's allowed), or None."""
-    if not phrase:
-        return None
-    if CJK.search(phrase):
-        i = haystack.find(phrase)
-        return (i, i + len(phrase)) if i >= 0 else None
-    if re.fullmatch(r"[A-Z][A-Z0-9&]{1,5}", phrase):
-        m = re.search(r"(?<![A-Za-z0-9])" + re.escape(phrase) + r"(?:'s)?(?![A-Za-z0-9])", haystack)
-    else:
-        m = _phrase_regex(phrase).search(haystack.lower())
-    return m.span() if m else None
-
-
-def _contains_phrase(haystack: str, phrase: str) -> bool:
-    return _phrase_span(haystack, phrase) is not None
-
-
-@lru_cache(maxsize=1)
-def _generic_words() -> frozenset[str]:
-    lex = lexicon()
-    generic = {w.lower() for vals in lex["industries"].values() for w in vals}
-    generic |= {k.lower() for k in lex["industries"]}
-    generic |= {w.lower() for vals in lex["countries"].values() for w in vals} | {k.lower() for k in lex["countries"]}
-    return frozenset(generic | STOPWORDS)
-
-
-@lru_cache(maxsize=65536)
-def _generic(word: str) -> bool:
-    if CJK.search(word):
-        return len(word) < 2
-    if re.fullmatch(r"[A-Z][A-Z0-9&]{1,5}", word):
-        return False  # an abbreviation such as "MVH" is distinctive when written in capitals
-    return word.lower() in _generic_words() or len(word) < 4
-
-
-_RUN = re.compile(r"[a-z0-9]+")
-_FUZZY_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9&.\-]*|[\u4e00-\u9fff]+")
-
-
-@dataclass
-class _CompanyIndex:
-    """Per-vocabulary lookup tables, built once, so linking costs the same for 10 or 100,000 companies.
-
-    A phrase can only occur in a question if its first run of letters/digits is one of the
-    question's runs, so phrases are bucketed by that run; fuzzy candidates are bucketed by
-    their first and last two characters (a typo rarely hits both ends of a name).
-    """
-
-    by_run: dict[str, list[tuple[str, str, str]]]  # first [a-z0-9]+ run -> (phrase, company, how)
-    other_phrases: list[tuple[str, str, str]]      # phrases without such a run (e.g. Chinese names)
-    first_tokens: dict[str, str]                   # distinctive first word -> company (unique only)
-    fuzzy: list[tuple[str, str, int]]              # (candidate lower, company, token count)
-    fuzzy_ends: dict[tuple[str, str], tuple[list[int], list[str]]]  # ("head"|"tail", 2 chars) -> (indices, names)
-
-
-_INDEX_CACHE: dict[int, tuple[Vocabulary, _CompanyIndex]] = {}
-_INDEX_LOCK = threading.Lock()
-
-
-def _company_index(vocab: Vocabulary) -> _CompanyIndex:
-    hit = _INDEX_CACHE.get(id(vocab))
-    if hit and hit[0] is vocab:
-        return hit[1]
-    with _INDEX_LOCK:
-        hit = _INDEX_CACHE.get(id(vocab))
-        if hit and hit[0] is vocab:
-            return hit[1]
-        index = _build_company_index(vocab)
-        if len(_INDEX_CACHE) > 8:
-            _INDEX_CACHE.clear()
-        _INDEX_CACHE[id(vocab)] = (vocab, index)
-    from core.graph.vocabulary import freeze_long_lived
-
-    freeze_long_lived()
-    return index
-
-
-def _build_company_index(vocab: Vocabulary) -> _CompanyIndex:
-    by_run: dict[str, list[tuple[str, str, str]]] = {}
-    other: list[tuple[str, str, str]] = []
-    fuzzy, firsts = [], {}
-
-    def add(phrase: str, name: str, how: str) -> None:
-        run = _RUN.search(phrase.lower())
-        if run:
-            by_run.setdefault(run.group(0), []).append((phrase, name, how))
-        else:
-            other.append((phrase, name, how))
-
-    for comp in vocab.companies:
-        name = comp["name"]
-        add(name, name, "exact")
-        for alias in comp.get("aliases") or []:
-            if alias and not _generic(alias):
-                add(alias, name, f"alias '{alias}'")
-        core = _core_name(name)
-        if core != name and not _generic(core):
-            add(core, name, f"name '{core}'")
-        tok = core.split()[0].strip(",.").lower() if core.strip() else ""
-        if len(tok) >= 5 and not _generic(tok) and not CJK.search(tok):
-            firsts[tok] = None if tok in firsts else name
-        for cand in {core} | {a for a in comp.get("aliases") or [] if a}:
-            if cand and not _generic(cand):
-                fuzzy.append((cand.lower(), name, len(cand.split())))
-    ends: dict[tuple[str, str], tuple[list[int], list[str]]] = {}
-    for i, (cand, _, _) in enumerate(fuzzy):
-        for key in (("head", cand[:2]), ("tail", cand[-2:])):
-            ids, strings = ends.setdefault(key, ([], []))
-            ids.append(i)
-            strings.append(cand)
-    return _CompanyIndex(by_run, other, {k: v for k, v in firsts.items() if v}, fuzzy, ends)
-
-
-def link_company_spans(question: str, vocab: Vocabulary) -> tuple[dict[str, str], list[tuple[int, int]]]:
-    """Companies named in the question (name -> how) and the character spans that named them.
-
-    Exact name, alias or distinctive core name first; the longest match wins, so an alias
-    inside a longer matched name ("Belmira" in "Belmira Payments SA") names no other company.
-    Then a distinctive leading word, then fuzzy matching for typos and missing suffixes.
-    """
-    from rapidfuzz import process
-
-    index = _company_index(vocab)
-    q = question
-    ql = q.lower()
-    candidates = list(index.other_phrases)
-    for run in set(_RUN.findall(ql)):
-        candidates.extend(index.by_run.get(run, ()))
-    hits: list[tuple[int, int, str, str]] = []
-    for phrase, name, how in candidates:
-        span = _phrase_span(q, phrase)
-        if span:
-            hits.append((span[0], span[1], name, how))
-    if hits:
-        # drop a match that lies inside a longer match of another phrase
-        kept = [h for h in hits if not any(o is not h and o[0] <= h[0] and h[1] <= o[1] and (o[1] - o[0]) > (h[1] - h[0])
-                                           for o in hits)]
-        kept.sort(key=lambda h: (h[0], -(h[1] - h[0])))
-        kept = _narrow_shared_phrases(q, kept)
-        found: dict[str, str] = {}
-        for _, _, name, how in kept:
-            found.setdefault(name, how)
-        return found, [(a, b) for a, b, _, _ in kept]
-    # a distinctive leading word of one company's name ("Alpenkraft's colocation agreement")
-    found, spans = {}, []
-    for m in re.finditer(r"[a-z0-9][a-z0-9\-]*", ql):
-        name = index.first_tokens.get(m.group(0))
-        if name:
-            found.setdefault(name, f"distinctive name word '{m.group(0)}'")
-            spans.append(m.span())
-    if found:
-        return found, spans
-    # Fuzzy: windows of question words against distinctive names (typos, missing suffix).
-    words = [(m.group(0), m.start(), m.end()) for m in _FUZZY_WORD.finditer(q)]
-    best: dict[str, tuple[float, str, tuple[int, int]]] = {}
-    for size in range(1, 5):
-        for i in range(0, max(0, len(words) - size) + 1):
-            part = words[i:i + size]
-            window = re.sub(r"'s$", "", " ".join(w for w, _, _ in part))
-            if len(window) < 4 or _generic(window) or all(_generic(w.strip(".,'")) for w, _, _ in part):
-                continue  # only generic words ("of logistics") name no company, however close the string
-            wl = window.lower()
-            for end, key in (("head", wl[:2]), ("tail", wl[-2:])):
-                ids, strings = index.fuzzy_ends.get((end, key), ((), ()))
-                for cand, score, j in process.extract(wl, strings, scorer=fuzz.ratio, score_cutoff=84, limit=10):
-                    _, name, n = index.fuzzy[ids[j]]
-                    if abs(size - n) <= 1 and score > best.get(name, (0, "", (0, 0)))[0]:
-                        best[name] = (score, f"fuzzy '{window}'~'{cand}' ({score:.0f})", (part[0][1], part[-1][2]))
-    if best:
-        top = max(s for s, _, _ in best.values())
-        chosen = {n: (how, span) for n, (s, how, span) in best.items() if s >= top - 3}
-        return {n: how for n, (how, _) in chosen.items()}, [span for _, span in chosen.values()]
-    return {}, []
-
-
-def _narrow_shared_phrases(q: str, hits: list[tuple[int, int, str, str]]) -> list[tuple[int, int, str, str]]:
-    """A phrase shared by several companies (a group's alias) followed by the rest of one of
-    their names, misspelt ("Belmira Paymnts"), names that one company only."""
-    by_span: dict[tuple[int, int], list[tuple[int, int, str, str]]] = {}
-    for h in hits:
-        by_span.setdefault((h[0], h[1]), []).append(h)
-    out = []
-    for (a, b), group in by_span.items():
-        if len(group) > 1:
-            following = [m for _, m in zip(range(3), _FUZZY_WORD.finditer(q, b))]
-            best = None
-            for n in range(1, len(following) + 1):
-                end = following[n - 1].end()
-                window = re.sub(r"'s$", "", q[a:end]).lower()
-                scored = sorted(((fuzz.ratio(window, _core_name(h[2]).lower()), h) for h in group), reverse=True)
-                top, runner = scored[0][0], scored[1][0] if len(scored) > 1 else 0
-                if top >= 84 and top - runner >= 5 and (best is None or top > best[0]):
-                    best = (top, (a, end, scored[0][1][2], f"fuzzy '{q[a:end]}' ({top:.0f})"))
-            if best:
-                out.append(best[1])
-                continue
-        out.extend(group)
-    return out
-
-
-def link_companies(question: str, vocab: Vocabulary) -> tuple[list[str], dict[str, str]]:
-    """Exact name, alias, distinctive core name, then fuzzy (typos). Returns names and how."""
-    found, _ = link_company_spans(question, vocab)
-    return list(found), found
-
-
-def mask_spans(text: str, spans: list[tuple[int, int]]) -> str:
-    """The text with the given spans blanked out, so a company's own words link to nothing else."""
-    chars = list(text)
-    for a, b in spans:
-        for i in range(a, min(b, len(chars))):
-            chars[i] = " "
-    return "".join(chars)
-
-
-def link_sla_ids(question: str, vocab: Vocabulary) -> list[str]:
-    found = SLA_ID.findall(question)
-    if not found:
-        return []
-    ids = vocab.agreement_ids
-    return [m for m in dict.fromkeys(found) if m in ids]
-
-
-_ALIAS_CACHE: dict[tuple[int, str], tuple[Vocabulary, dict[str, str]]] = {}
-
-
-def _alias_map(vocab: Vocabulary, kind: str) -> dict[str, str]:
-    """phrase -> graph value for a vocabulary's countries, industries, cities or laws (plus lexicon
-    synonyms), longest phrase first; built once per vocabulary."""
-    hit = _ALIAS_CACHE.get((id(vocab), kind))
-    if hit and hit[0] is vocab:
-        return hit[1]
-    out: dict[str, str] = {}
-    if kind == "cities":
-        out = {c.lower(): c for c in vocab.cities}
-    elif kind == "governing_laws":
-        for law in vocab.governing_laws:
-            out[law.lower()] = law
-            for canon, syns in lexicon()["countries"].items():
-                if canon.lower() in law.lower():
-                    for s in syns + [canon]:
-                        out.setdefault(s.lower(), law)
-    else:
-        lex = lexicon()[kind]
-        for value in getattr(vocab, kind):
-            out[value.lower()] = value
-            for canon, syns in lex.items():
-                if canon.lower() == value.lower() or value.lower() in (s.lower() for s in syns):
-                    out[canon.lower()] = value
-                    for s in syns:
-                        out[s.lower()] = value
-    out = {k: out[k] for k in sorted(out, key=len, reverse=True) if k}
-    if len(_ALIAS_CACHE) > 32:
-        _ALIAS_CACHE.clear()
-    _ALIAS_CACHE[(id(vocab), kind)] = (vocab, out)
-    return out
-
-
-def _match_values(question: str, mapping: dict[str, str], guard_clause_words: bool = True) -> dict[str, str]:
-    found: dict[str, str] = {}
-    ql = question.lower()
-    for phrase in sorted(mapping, key=len, reverse=True):
-        if not phrase or phrase not in ql:
-            continue
-        if CJK.search(phrase):
-            idx = question.find(phrase)
-            if idx >= 0:
-                found[mapping[phrase]] = phrase
-            continue
-        pat = r"(?<![a-z0-9])" + re.escape(phrase) + r"(?![a-z0-9])"
-        for m in re.finditer(pat, ql):
-            after = question.lower()[m.end():m.end() + 12]
-            if guard_clause_words and re.match(r"\s*(clauses?|provisions?|条款)", after):
-                continue
-            if phrase in {"us", "it", "uk"} and question[m.start():m.end()] != phrase.upper():
-                continue  # "us"/"it" as ordinary words, only upper-case abbreviations count
-            found.setdefault(mapping[phrase], phrase)
-            break
-    return found
 
 
 # ---------------------------------------------------------------------------------------
@@ -476,6 +142,12 @@ def _prototype_matrix():
             owners.append(t.name)
     vecs = get_embedder().encode(texts)
     return vecs, owners
+
+
+def warm_up() -> None:
+    """Load the embedding model and the clause-type prototypes now, so the first question pays
+    the one-time cost rather than whichever later question first needs them."""
+    _prototype_matrix()
 
 
 def semantic_type(phrase: str, threshold: float = 0.55) -> tuple[str | None, float]:
@@ -642,184 +314,337 @@ def parse_effective_dates(question: str) -> tuple[str | None, str | None]:
 
 
 # ---------------------------------------------------------------------------------------
-# the planner
+# the planner: extract -> inherit -> route
 # ---------------------------------------------------------------------------------------
 
-MODES = ("document", "clause_type", "attribute", "relay", "hybrid")
+MODES = RETRIEVAL_MODES
+
+ASKS_TEXT = re.compile(r"\b(say|says|said|state|states|provide|provides|promise|promises|wording|text)\b|"
+                       r"\b(show|list|give|read)\b.{0,30}\b(clauses?|provisions?)\b|(条款|规定)(内容|是什么|怎么|如何)|内容",
+                       re.I)
+WANTS_COMPANIES_EN = re.compile(
+    r"\b(which|what|list|name|find|show|are there any|any)\s+(?:\S+\s+){0,3}?(suppliers?|vendors?|compan(?:y|ies)|"
+    r"providers?|firms?|partners?|ones)\b|\bwhich of\b|\bwho\b", re.I)
+ASKS_FOR_CLAUSES = re.compile(r"\b(which|what)\s+(clauses?|provisions?|sections?|terms)\b", re.I)
+WANTS_COMPANIES_ZH = re.compile(r"哪些|哪家|哪几家|哪个")
+YES_NO = re.compile(r"^\s*(does|do|did|is|are|has|have|can)\b|\bwhich of\b|是否|有没有|吗[？?]?\s*$", re.I)
+COUNTS_AGREEMENTS = re.compile(
+    r"\b(how many|number of|count)\s+(?:\S+\s+){0,2}?(agreements?|contracts?|slas?)\b|多少(份|个)?(协议|合同)", re.I)
+LAW_WORDS = re.compile(r"\blaws?\b|governed|jurisdiction|法律|管辖|适用", re.I)
+ABOUT_WORDS = re.compile(r"\b(about|regarding|concerning|mention)", re.I)
+ALL_WORDS = re.compile(r"\b(all|every|each)\b|所有|全部")
+QUOTED = re.compile(r"[\"'“「『]([^\"'”」』]{2,80})[\"'”」』]")
+NEIGHBOUR_ANCHOR = re.compile(r"\b(?:after|before|following|follows|precedes|preceding)\s+(?:the\s+)?[\"']?(.+?)[\"']?"
+                              r"(?:\s+(?:clause|section|provision))?\s+(?:in|of|within)\s+", re.I)
+SUGGESTIONS = (
+    "Which high-spend suppliers lack a termination clause?",
+    "Show me data protection clauses of German healthcare companies.",
+    "What does {company}'s agreement say about liability?",
+    "Compare the termination clauses of all suppliers.",
+    "Clauses of technology suppliers about restoring data after an outage.",
+)
 
 
-def plan_question(question: str, vocab: Vocabulary, context: SessionContext | None = None,
-                  forced_mode: str | None = None) -> Plan:
-    cfg = settings()
+@dataclass
+class QuestionFacts:
+    """Everything the routing rules look at, read from the question once (and, for a follow-up,
+    completed from the session), so each rule is a short predicate over named facts."""
+
+    q: str                                   # the normalised question
+    language: str
+    companies: list[str]
+    sla_ids: list[str]
+    types: list[str]
+    topic: str | None                        # what the question is about, when no type was read into it
+    countries: dict[str, str]                # graph value -> the phrase that named it
+    industries: dict[str, str]
+    cities: dict[str, str]
+    laws: dict[str, str]
+    spend_min: float | None
+    spend_max: float | None
+    year: int | None                         # a spend year named in the question
+    date_from: str | None
+    date_to: str | None
+    linked: dict[str, Any]                   # how each entity was recognised (shown in the plan)
+    negated: bool
+    counting: bool
+    summing: bool
+    counts_agreements: bool
+    wants_companies: bool
+    yes_no: bool
+    after: bool                              # position words: "the clause after ..."
+    before: bool
+    forced_mode: Mode | None = None
+    previous_clause_ids: list[str] = field(default_factory=list)   # the clauses the last answer cited
+    inherited: list[str] = field(default_factory=list)             # what came from the session
+
+    @property
+    def named(self) -> bool:
+        return bool(self.companies or self.sla_ids)
+
+    @property
+    def positional(self) -> bool:
+        return self.after or self.before
+
+    @property
+    def direction(self) -> str:
+        return "before" if self.before and not self.after else "after"
+
+    @property
+    def has_filters(self) -> bool:
+        return bool(self.countries or self.industries or self.cities or self.laws or self.spend_min is not None
+                    or self.spend_max is not None or self.date_from or self.date_to)
+
+    @property
+    def quoted(self) -> list[str]:
+        return QUOTED.findall(self.q)
+
+    @property
+    def wording(self) -> re.Match | None:
+        return WORDING.search(self.q)
+
+    @cached_property
+    def text_query(self) -> str | None:
+        """The words to search for when no clause type was named: quoted words, the topic, what
+        follows "mention ...", else the question without its filters and scaffolding."""
+        q, wording, quoted = self.q, self.wording, self.quoted
+        filter_phrases = [ph for key in ("countries", "industries", "cities", "governing_law")
+                          for ph in (self.linked.get(key) or {}).values()]
+        return (quoted[0] if quoted else None) or self.topic or (
+            q[wording.end():].strip(" ?.!。？") if wording and len(q[wording.end():].split()) >= 1 else None) \
+            or _semantic_text(q, filter_phrases) or _residual_topic(q)
+
+
+def extract_facts(question: str, vocab: Vocabulary, forced_mode: str | None = None) -> QuestionFacts:
+    """Read the question alone: linked names and values, numbers, and the words that route it."""
     q = normalize(question)
-    lang = "zh" if CJK.search(q) else "en"
-    linked: dict[str, Any] = {}
-
     how_c, company_spans = link_company_spans(q, vocab)
-    companies = list(how_c)
-    sla_ids = link_sla_ids(q, vocab)
     # a company's own words ("Belmira Payments SA", "Deutsche Health GmbH") name no type or filter
     rest = mask_spans(q, company_spans) if company_spans else q
     types, how_t, topic = link_clause_types(rest)
-    countries = _match_values(rest, _alias_map(vocab, "countries"))
-    industries = _match_values(rest, _alias_map(vocab, "industries"))
-    cities = _match_values(rest, _alias_map(vocab, "cities"))
+    countries = match_values(rest, alias_map(vocab, "countries"))
+    industries = match_values(rest, alias_map(vocab, "industries"))
+    cities = match_values(rest, alias_map(vocab, "cities"))
     laws = {}
-    if re.search(r"\blaws?\b|governed|jurisdiction|法律|管辖|适用", rest, re.I):
-        laws = _match_values(rest, _alias_map(vocab, "governing_laws"), guard_clause_words=False)
+    if LAW_WORDS.search(rest):
+        laws = match_values(rest, alias_map(vocab, "governing_laws"), guard_clause_words=False)
         # a country named only as the law is no company filter
         for law_word in laws.values():
             for cname, phrase in list(countries.items()):
                 if phrase == law_word:
                     countries.pop(cname)
-    spend_min, spend_max, spend_how = parse_spend(q, cfg.high_spend_threshold)
-    year = parse_year(q, vocab.spend_years)
+    spend_min, spend_max, spend_how = parse_spend(q, settings().high_spend_threshold)
     date_from, date_to = parse_effective_dates(q)
-    negated = bool(NEGATION.search(q))
-    if companies:
-        linked["companies"] = how_c
-        # a company's own words (e.g. its country in its name) are no extra filter
-    if how_t:
-        linked["clause_types"] = how_t
-    for key, val in (("countries", countries), ("industries", industries), ("cities", cities), ("governing_law", laws)):
+    linked: dict[str, Any] = {}
+    for key, val in (("companies", how_c), ("clause_types", how_t), ("countries", countries),
+                     ("industries", industries), ("cities", cities), ("governing_law", laws), ("spend", spend_how)):
         if val:
             linked[key] = val
-    if spend_how:
-        linked["spend"] = spend_how
-
-    # Session context: a follow-up inherits what it refers to.
-    inherited = []
-    if context and context.turns and ANAPHORA.search(q):
-        own_filters = bool(countries or industries or cities or laws or spend_min is not None or spend_max is not None)
-        if not companies and not sla_ids and not own_filters and (context.companies or context.sla_ids):
-            companies, sla_ids = list(context.companies), list(context.sla_ids)
-            inherited.append("companies")
-        if not types and context.clause_types and not topic:
-            types = list(context.clause_types)
-            inherited.append("clause types")
-        if not (countries or industries or cities or spend_min or spend_max or companies) and context.filters:
-            f = context.filters
-            countries = {c: c for c in f.get("countries", [])}
-            industries = {c: c for c in f.get("industries", [])}
-            cities = {c: c for c in f.get("cities", [])}
-            spend_min, spend_max = f.get("spend_min"), f.get("spend_max")
-            inherited.append("filters")
-    if inherited:
-        linked["from_session"] = inherited
-
-    spend_year = year or vocab.latest_year
-    params: dict[str, Any] = {
-        "companies": companies, "sla_ids": sla_ids, "types": types,
-        "countries": list(countries), "industries": list(industries), "cities": list(cities),
-        "governing_laws": list(laws.keys()), "spend_min": spend_min, "spend_max": spend_max,
-        "spend_year": spend_year, "date_from": date_from, "date_to": date_to,
-        "type_match": split_type_conjunction(q, types),
-    }
-    has_filters = bool(countries or industries or cities or laws or spend_min is not None
-                       or spend_max is not None or date_from or date_to)
-    asks_text = bool(re.search(r"\b(say|says|said|state|states|provide|provides|promise|promises|wording|text)\b|"
-                               r"\b(show|list|give|read)\b.{0,30}\b(clauses?|provisions?)\b|(条款|规定)(内容|是什么|怎么|如何)|内容", q, re.I))
-    if lang == "en":
-        wants_companies = bool(re.search(
-            r"\b(which|what|list|name|find|show|are there any|any)\s+(?:\S+\s+){0,3}?(suppliers?|vendors?|compan(?:y|ies)|"
-            r"providers?|firms?|partners?|ones)\b|\bwhich of\b|\bwho\b", q, re.I)) and not asks_text \
-            and not re.search(r"\b(which|what)\s+(clauses?|provisions?|sections?|terms)\b", q, re.I)
-    else:
-        wants_companies = bool(re.search(r"哪些|哪家|哪几家|哪个", q)) and not asks_text
-    yes_no = bool(re.search(r"^\s*(does|do|did|is|are|has|have|can)\b|\bwhich of\b|是否|有没有|吗[？?]?\s*$", q, re.I))
     counting = bool(COUNT_WORDS.search(q))
-    summing = bool(SUM_WORDS.search(q))
-    counts_agreements = counting and bool(re.search(
-        r"\b(how many|number of|count)\s+(?:\S+\s+){0,2}?(agreements?|contracts?|slas?)\b|多少(份|个)?(协议|合同)", q, re.I))
-    if counts_agreements:
-        params["count_unit"] = "agreements"
-    if summing or (year and (spend_min is not None or spend_max is not None or summing)):
-        params["require_spend"] = True  # a company without spend in that year has no spend to compare or add
+    return QuestionFacts(
+        q=q, language="zh" if CJK.search(q) else "en", companies=list(how_c), sla_ids=link_sla_ids(q, vocab),
+        types=types, topic=topic, countries=countries, industries=industries, cities=cities, laws=laws,
+        spend_min=spend_min, spend_max=spend_max, year=parse_year(q, vocab.spend_years),
+        date_from=date_from, date_to=date_to, linked=linked, negated=bool(NEGATION.search(q)),
+        counting=counting, summing=bool(SUM_WORDS.search(q)),
+        counts_agreements=counting and bool(COUNTS_AGREEMENTS.search(q)),
+        wants_companies=_wants_companies(q), yes_no=bool(YES_NO.search(q)),
+        after=bool(POSITION_AFTER.search(q)), before=bool(POSITION_BEFORE.search(q)),
+        forced_mode=Mode(forced_mode) if forced_mode else None)
 
-    def make(intent: str, mode: str, why: str) -> Plan:
-        return Plan(intent=intent, mode=forced_mode or mode, params=params, why=why, language=lang, linked=linked)
 
+def _wants_companies(q: str) -> bool:
+    """The answer is a list of companies ("which suppliers ..."), not their clauses' text."""
+    if ASKS_TEXT.search(q):
+        return False
+    if CJK.search(q):
+        return bool(WANTS_COMPANIES_ZH.search(q))
+    return bool(WANTS_COMPANIES_EN.search(q)) and not ASKS_FOR_CLAUSES.search(q)
+
+
+def inherit_context(f: QuestionFacts, context: SessionContext | None) -> QuestionFacts:
+    """A follow-up ("and their liability clause?") takes from the session what it refers to and
+    does not name itself: companies, clause types, attribute filters."""
+    f.previous_clause_ids = list(context.clause_ids) if context else []
+    if not (context and context.turns and ANAPHORA.search(f.q)):
+        return f
+    own_filters = bool(f.countries or f.industries or f.cities or f.laws or f.spend_min is not None
+                       or f.spend_max is not None)
+    if not f.companies and not f.sla_ids and not own_filters and (context.companies or context.sla_ids):
+        f.companies, f.sla_ids = list(context.companies), list(context.sla_ids)
+        f.inherited.append("companies")
+    if not f.types and context.clause_types and not f.topic:
+        f.types = list(context.clause_types)
+        f.inherited.append("clause types")
+    if not (f.countries or f.industries or f.cities or f.spend_min or f.spend_max or f.companies) and context.filters:
+        prior = context.filters
+        f.countries = {c: c for c in prior.get("countries", [])}
+        f.industries = {c: c for c in prior.get("industries", [])}
+        f.cities = {c: c for c in prior.get("cities", [])}
+        f.spend_min, f.spend_max = prior.get("spend_min"), prior.get("spend_max")
+        f.inherited.append("filters")
+    if f.inherited:
+        f.linked["from_session"] = f.inherited
+    return f
+
+
+def base_plan_params(f: QuestionFacts, vocab: Vocabulary) -> PlanParams:
+    """The parameters every route shares; a route adds its own (gap, direction, text ...)."""
+    params = PlanParams(
+        companies=f.companies, sla_ids=f.sla_ids, types=f.types, countries=list(f.countries),
+        industries=list(f.industries), cities=list(f.cities), governing_laws=list(f.laws.keys()),
+        spend_min=f.spend_min, spend_max=f.spend_max, spend_year=f.year or vocab.latest_year,
+        date_from=f.date_from, date_to=f.date_to, type_match=split_type_conjunction(f.q, f.types))
+    if f.counts_agreements:
+        params.count_unit = "agreements"
+    if f.summing or (f.year and (f.spend_min is not None or f.spend_max is not None or f.summing)):
+        params.require_spend = True  # a company without spend in that year has no spend to compare or add
+    return params
+
+
+# -- the routing table -------------------------------------------------------------------------
+
+def _set(**values) -> Callable[[QuestionFacts, PlanParams], None]:
+    def build(f: QuestionFacts, p: PlanParams) -> None:
+        for k, v in values.items():
+            setattr(p, k, v)
+    return build
+
+
+def _set_text(source: Callable[[QuestionFacts], str | None]) -> Callable[[QuestionFacts, PlanParams], None]:
+    def build(f: QuestionFacts, p: PlanParams) -> None:
+        p.text = source(f)
+    return build
+
+
+def _nothing(f: QuestionFacts, p: PlanParams) -> None:
+    return None
+
+
+def _follow_up_neighbour(f: QuestionFacts, p: PlanParams) -> None:
+    p.direction, p.anchor_ids, p.types = f.direction, list(f.previous_clause_ids[:1]), []
+
+
+def _neighbour_in_document(f: QuestionFacts, p: PlanParams) -> None:
+    anchor = NEIGHBOUR_ANCHOR.search(f.q)
+    p.direction = f.direction
+    p.anchor_text = (anchor.group(1).strip() if anchor else "") or f.topic or ""
+
+
+def _count_or(intent: Intent) -> Callable[[QuestionFacts], Intent]:
+    return lambda f: Intent.SUM_SPEND if f.summing else (Intent.COUNT if f.counting else intent)
+
+
+def _aggregate_over_companies(f: QuestionFacts) -> bool:
+    text_query = f.text_query
+    return (f.has_filters and (f.counting or f.summing or f.wants_companies or not text_query)) or \
+        ((f.counting or f.summing) and not text_query) or (f.summing and bool(ALL_WORDS.search(f.q)))
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One route: when `applies`, the plan gets `intent` and `mode` (unless a mode is forced),
+    `build` adds the route's own parameters, and `reason` is shown to the user as the why."""
+
+    name: str
+    applies: Callable[[QuestionFacts], bool]
+    intent: Intent | Callable[[QuestionFacts], Intent]
+    mode: Mode
+    reason: str                      # may use {direction}
+    build: Callable[[QuestionFacts, PlanParams], None] = _nothing
+
+
+# Read top to bottom: the first rule that applies wins, so the order is the routing policy.
+ROUTES: tuple[Rule, ...] = (
     # 0. a follow-up about the clause next to the one just shown ("what comes after it?")
-    positional = bool(POSITION_AFTER.search(q) or POSITION_BEFORE.search(q))
-    if positional and context and context.clause_ids and "companies" in inherited_keys(linked) and not how_t:
-        params["direction"] = "before" if POSITION_BEFORE.search(q) and not POSITION_AFTER.search(q) else "after"
-        params["anchor_ids"] = list(context.clause_ids[:1])
-        params["types"] = []
-        return make("next_clause", "document", f"asks for the clause {params['direction']} the clause just shown")
+    Rule("follow_up_neighbour",
+         lambda f: f.positional and bool(f.previous_clause_ids) and "companies" in f.inherited
+         and "clause_types" not in f.linked,
+         Intent.NEXT_CLAUSE, Mode.DOCUMENT, "asks for the clause {direction} the clause just shown",
+         _follow_up_neighbour),
     # 1. companies without any agreement
-    if NO_AGREEMENT.search(q) and not types:
-        return make("no_agreement", "attribute", "asks for companies that have no agreement")
+    Rule("no_agreement", lambda f: bool(NO_AGREEMENT.search(f.q)) and not f.types,
+         Intent.NO_AGREEMENT, Mode.ATTRIBUTE, "asks for companies that have no agreement"),
     # 2. a known company or agreement: read its document
-    if companies or sla_ids:
-        if counting:
-            params["count_unit"] = params.get("count_unit") or "clauses"
-            if params["count_unit"] == "agreements":
-                return make("count", "document", "counts the agreements of a known company")
-            return make("count", "document", "counts the clauses of a known company's agreements")
-        if types and negated and not positional:
-            params["gap"] = True
-            return make("gap", "attribute", "asks whether the named companies lack a clause type")
-        if positional:
-            params["direction"] = "before" if POSITION_BEFORE.search(q) and not POSITION_AFTER.search(q) else "after"
-            anchor = re.search(r"\b(?:after|before|following|follows|precedes|preceding)\s+(?:the\s+)?[\"']?(.+?)[\"']?"
-                               r"(?:\s+(?:clause|section|provision))?\s+(?:in|of|within)\s+", q, re.I)
-            params["anchor_text"] = (anchor.group(1).strip() if anchor else "") or topic or ""
-            return make("next_clause", "document", f"asks for the clause {params['direction']} another clause in a known agreement")
-        if types and (yes_no or (wants_companies and len(companies) > 1)):
-            params["gap"] = False
-            return make("presence", "attribute", "asks whether the named companies have a clause type")
-        if types:
-            return make("document_type", "document", "names a company/agreement and a clause type")
-        if topic:
-            params["text"] = topic
-            return make("document_topic", "document", "names a company/agreement and asks about a topic")
-        return make("document", "document", "names a company or agreement")
-    # 3. gap / presence / counts over filtered companies
-    if types and negated:
-        intent = "sum_spend" if summing else ("count" if counting else "gap")
-        params["gap"] = True
-        return make(intent, "attribute", "asks which companies lack a clause type (none of the types among their classified clauses)")
-    if types and wants_companies and not COMPARE.search(q):
-        intent = "count" if counting else "presence"
-        params["gap"] = False
-        return make(intent, "attribute", "asks which companies have a clause type")
-    if types and has_filters:
-        return make("attribute_clauses", "attribute", "filters companies by attributes, then reads their clauses of a type")
-    if types and topic and not wants_companies and re.search(r"\b(about|regarding|concerning|mention)", q, re.I):
-        params["text"] = topic
-        return make("clause_type", "clause_type", "collects one clause type across agreements (ranked by the topic)")
-    if types:
-        return make("clause_type", "clause_type", "collects one clause type across agreements")
-    # 4. no type: a topic means semantic search, filtered by attributes when given
-    quoted = re.findall(r"[\"'“「『]([^\"'”」』]{2,80})[\"'”」』]", q)
-    wording = WORDING.search(q)
-    filter_phrases = [ph for key in ("countries", "industries", "cities", "governing_law")
-                      for ph in (linked.get(key) or {}).values()]
-    text_query = (quoted[0] if quoted else None) or topic or (
-        q[wording.end():].strip(" ?.!。？") if wording and len(q[wording.end():].split()) >= 1 else None) \
-        or _semantic_text(q, filter_phrases) or _residual_topic(q)
-    if text_query and (wording or quoted):
-        params["text"] = text_query
-        return make("hybrid", "hybrid", "asks about wording: full-text and vector search, fused")
-    if (has_filters and (counting or summing or wants_companies or not text_query)) or \
-            ((counting or summing) and not text_query) or (summing and re.search(r"\b(all|every|each)\b|所有|全部", q)):
-        intent = "sum_spend" if summing else ("count" if counting else "companies")
-        return make(intent, "attribute", "filters companies by attributes")
-    if text_query and (CLAUSE_WORDS.search(q) or has_filters or topic):
-        params["text"] = text_query
-        return make("relay", "relay", "asks about a meaning: vector search, then walk back to companies and filter")
-    if forced_mode in {"relay", "hybrid"}:
-        params["text"] = text_query or q
-        return make(forced_mode, forced_mode, f"{forced_mode} mode chosen: the question's words are the search text")
-    plan = make("unknown", forced_mode or "none", "could not map the question to companies, clause types or attributes")
-    plan.suggestions = [
-        "Which high-spend suppliers lack a termination clause?",
-        "Show me data protection clauses of German healthcare companies.",
-        f"What does {vocab.companies[0]['name'] if vocab.companies else 'Acme'}'s agreement say about liability?",
-        "Compare the termination clauses of all suppliers.",
-        "Clauses of technology suppliers about restoring data after an outage.",
-    ]
+    Rule("named_count_agreements", lambda f: f.named and f.counting and f.counts_agreements,
+         Intent.COUNT, Mode.DOCUMENT, "counts the agreements of a known company"),
+    Rule("named_count_clauses", lambda f: f.named and f.counting,
+         Intent.COUNT, Mode.DOCUMENT, "counts the clauses of a known company's agreements", _set(count_unit="clauses")),
+    Rule("named_gap", lambda f: f.named and bool(f.types) and f.negated and not f.positional,
+         Intent.GAP, Mode.ATTRIBUTE, "asks whether the named companies lack a clause type", _set(gap=True)),
+    Rule("named_neighbour", lambda f: f.named and f.positional,
+         Intent.NEXT_CLAUSE, Mode.DOCUMENT, "asks for the clause {direction} another clause in a known agreement",
+         _neighbour_in_document),
+    Rule("named_presence",
+         lambda f: f.named and bool(f.types) and (f.yes_no or (f.wants_companies and len(f.companies) > 1)),
+         Intent.PRESENCE, Mode.ATTRIBUTE, "asks whether the named companies have a clause type", _set(gap=False)),
+    Rule("document_type", lambda f: f.named and bool(f.types),
+         Intent.DOCUMENT_TYPE, Mode.DOCUMENT, "names a company/agreement and a clause type"),
+    Rule("document_topic", lambda f: f.named and bool(f.topic),
+         Intent.DOCUMENT_TOPIC, Mode.DOCUMENT, "names a company/agreement and asks about a topic",
+         _set_text(lambda f: f.topic)),
+    Rule("document", lambda f: f.named,
+         Intent.DOCUMENT, Mode.DOCUMENT, "names a company or agreement"),
+    # 3. a clause type: gap / presence / counts over filtered companies, or the type's clauses
+    Rule("type_gap", lambda f: bool(f.types) and f.negated,
+         _count_or(Intent.GAP), Mode.ATTRIBUTE,
+         "asks which companies lack a clause type (none of the types among their classified clauses)", _set(gap=True)),
+    Rule("type_presence", lambda f: bool(f.types) and f.wants_companies and not COMPARE.search(f.q),
+         lambda f: Intent.COUNT if f.counting else Intent.PRESENCE, Mode.ATTRIBUTE,
+         "asks which companies have a clause type", _set(gap=False)),
+    Rule("attribute_clauses", lambda f: bool(f.types) and f.has_filters,
+         Intent.ATTRIBUTE_CLAUSES, Mode.ATTRIBUTE,
+         "filters companies by attributes, then reads their clauses of a type"),
+    Rule("clause_type_topic",
+         lambda f: bool(f.types) and bool(f.topic) and not f.wants_companies and bool(ABOUT_WORDS.search(f.q)),
+         Intent.CLAUSE_TYPE, Mode.CLAUSE_TYPE, "collects one clause type across agreements (ranked by the topic)",
+         _set_text(lambda f: f.topic)),
+    Rule("clause_type", lambda f: bool(f.types),
+         Intent.CLAUSE_TYPE, Mode.CLAUSE_TYPE, "collects one clause type across agreements"),
+    # 4. no type: wording or a topic means search, filtered by attributes when given
+    Rule("hybrid", lambda f: bool(f.text_query) and bool(f.wording or f.quoted),
+         Intent.HYBRID, Mode.HYBRID, "asks about wording: full-text and vector search, fused",
+         _set_text(lambda f: f.text_query)),
+    Rule("companies", _aggregate_over_companies,
+         _count_or(Intent.COMPANIES), Mode.ATTRIBUTE, "filters companies by attributes"),
+    Rule("relay",
+         lambda f: bool(f.text_query) and bool(CLAUSE_WORDS.search(f.q) or f.has_filters or f.topic),
+         Intent.RELAY, Mode.RELAY, "asks about a meaning: vector search, then walk back to companies and filter",
+         _set_text(lambda f: f.text_query)),
+)
+
+
+def route(f: QuestionFacts) -> tuple[Rule, Intent] | None:
+    """The first rule of `ROUTES` that applies, with the intent it gives; None when none does."""
+    for rule in ROUTES:
+        if rule.applies(f):
+            return rule, rule.intent(f) if callable(rule.intent) else rule.intent
+    return None
+
+
+def plan_question(question: str, vocab: Vocabulary, context: SessionContext | None = None,
+                  forced_mode: str | None = None) -> Plan:
+    facts = inherit_context(extract_facts(question, vocab, forced_mode), context)
+    params = base_plan_params(facts, vocab)
+    forced = facts.forced_mode
+
+    def make(intent: Intent, mode: Mode, why: str) -> Plan:
+        return Plan(intent=intent, mode=forced or mode, params=params, why=why, language=facts.language,
+                    linked=facts.linked)
+
+    hit = route(facts)
+    if hit:
+        rule, intent = hit
+        rule.build(facts, params)
+        return make(intent, rule.mode, rule.reason.format(direction=facts.direction))
+    if forced in SEARCH_MODES:
+        params.text = facts.text_query or facts.q
+        return make(Intent(forced.value), forced, f"{forced} mode chosen: the question's words are the search text")
+    plan = make(Intent.UNKNOWN, forced or Mode.NONE, "could not map the question to companies, clause types or attributes")
+    company = vocab.companies[0]["name"] if vocab.companies else "Acme"
+    plan.suggestions = [s.format(company=company) for s in SUGGESTIONS]
     return plan
+
 
 
 def inherited_keys(linked: dict) -> list[str]:

@@ -12,8 +12,9 @@ from typing import Any
 from core.graph import vocabulary as graph_cache
 from core.graph.db import Database
 from core.graph.queries import retrieval as q
-from core.types import Plan
+from core.types import Intent, Mode, Plan
 from core.graph.selectivity import ClauseCounts
+from core.errors import ClauseGraphError
 
 MAX_ROWS = 200
 RELAY_K = 6
@@ -24,7 +25,7 @@ RELAY_POOL_FACTOR = 3        # first pool = k x this / the filters' share of the
 RELAY_MIN_SCORE = 0.60       # Neo4j cosine score (1 + cos) / 2: below this a clause is off-topic
 
 
-class RetrievalError(RuntimeError):
+class RetrievalError(ClauseGraphError, RuntimeError):
     pass
 
 
@@ -43,17 +44,19 @@ FILTER_KEYS = ("companies", "sla_ids", "types", "countries", "industries", "citi
 
 
 def base_params(plan: Plan) -> dict[str, Any]:
+    """The Cypher parameters every retrieval template may use, from the plan's typed parameters
+    (the one place a `PlanParams` becomes a query's parameter dict)."""
     p = plan.params
-    year = p.get("spend_year")
+    year = p.spend_year
     spend_key = f"spend_{int(year)}" if year else "spend_latest"
     return {
-        "companies": list(p.get("companies") or []), "sla_ids": list(p.get("sla_ids") or []),
-        "types": list(p.get("types") or []), "countries": list(p.get("countries") or []),
-        "industries": list(p.get("industries") or []), "cities": list(p.get("cities") or []),
-        "governing_laws": list(p.get("governing_laws") or []),
-        "spend_min": p.get("spend_min"), "spend_max": p.get("spend_max"), "spend_key": spend_key,
-        "date_from": p.get("date_from"), "date_to": p.get("date_to"), "limit": MAX_ROWS,
-        "require_spend": bool(p.get("require_spend")),
+        "companies": list(p.companies or []), "sla_ids": list(p.sla_ids or []),
+        "types": list(p.types or []), "countries": list(p.countries or []),
+        "industries": list(p.industries or []), "cities": list(p.cities or []),
+        "governing_laws": list(p.governing_laws or []),
+        "spend_min": p.spend_min, "spend_max": p.spend_max, "spend_key": spend_key,
+        "date_from": p.date_from, "date_to": p.date_to, "limit": MAX_ROWS,
+        "require_spend": bool(p.require_spend),
     }
 
 
@@ -84,25 +87,25 @@ class Retriever:
 class DocumentRetriever(Retriever):
     """Known company or agreement -> its clauses in NEXT order (optionally one type, or a neighbour)."""
 
-    name = "document"
+    name = Mode.DOCUMENT
 
     def retrieve(self, plan: Plan, embed=None) -> Retrieval:
         params = base_params(plan)
         active = active_filters(params)
         spend = params["spend_key"]
-        if plan.intent == "next_clause":
-            direction = plan.params.get("direction", "after")
-            anchor_ids = list(plan.params.get("anchor_ids") or [])
-            params.update(anchor_text=plan.params.get("anchor_text") or "", anchor_ids=anchor_ids)
+        if plan.intent == Intent.NEXT_CLAUSE:
+            direction = plan.params.direction or "after"
+            anchor_ids = list(plan.params.anchor_ids or [])
+            params.update(anchor_text=plan.params.anchor_text or "", anchor_ids=anchor_ids)
             if anchor_ids:
                 active = (active - {"types"}) | {"anchor_ids"}
             if not anchor_ids and not params["types"] and not params["anchor_text"]:
                 raise RetrievalError("name the clause to start from, e.g. 'the clause after the payment clause'")
             return self._run(q.neighbour_clause(active, direction, spend), params)
-        if plan.intent == "count" and plan.params.get("count_unit") == "agreements":
+        if plan.intent == Intent.COUNT and plan.params.count_unit == "agreements":
             return self._run(q.count_agreements(active - {"types"}, spend), params)
-        if plan.intent == "document_topic" and plan.params.get("text") and embed:
-            params.update(vector=embed(plan.params["text"]), min_score=RELAY_MIN_SCORE, band=0.04, k=3)
+        if plan.intent == Intent.DOCUMENT_TOPIC and plan.params.text and embed:
+            params.update(vector=embed(plan.params.text), min_score=RELAY_MIN_SCORE, band=0.04, k=3)
             result = self._run(q.document_topic(active, spend), params)
             result.warnings.append("clauses ranked by similarity to the topic; the full document is in Explore")
             return result
@@ -112,7 +115,7 @@ class DocumentRetriever(Retriever):
 class ClauseTypeRetriever(Retriever):
     """A clause type -> its clauses across all agreements, with company context."""
 
-    name = "clause_type"
+    name = Mode.CLAUSE_TYPE
 
     def retrieve(self, plan: Plan, embed=None) -> Retrieval:
         params = base_params(plan)
@@ -124,21 +127,22 @@ class ClauseTypeRetriever(Retriever):
 class AttributeRetriever(Retriever):
     """Filter companies/agreements by attributes; clauses, gaps, presence, counts and sums."""
 
-    name = "attribute"
+    name = Mode.ATTRIBUTE
 
     def retrieve(self, plan: Plan, embed=None) -> Retrieval:
         params = base_params(plan)
         active = active_filters(params)
         spend = params["spend_key"]
         intent = plan.intent
-        match = plan.params.get("type_match", "all")
-        if intent == "no_agreement":
+        match = plan.params.type_match or "all"
+        if intent == Intent.NO_AGREEMENT:
             return self._run(q.no_agreement(active - {"types"}, spend), params)
-        if plan.params.get("count_unit") == "agreements":
+        if plan.params.count_unit == "agreements":
             return self._run(q.count_agreements(active - {"types"}, spend), params)
-        if params["types"] and (intent == "gap" or (intent in {"count", "sum_spend"} and plan.params.get("gap"))):
+        aggregate = intent in {Intent.COUNT, Intent.SUM_SPEND}
+        if params["types"] and (intent == Intent.GAP or (aggregate and plan.params.gap)):
             return self._run(q.type_gaps(active - {"types"}, match, spend), params)
-        if params["types"] and (intent == "presence" or intent in {"count", "sum_spend"}):
+        if params["types"] and (intent == Intent.PRESENCE or aggregate):
             return self._run(q.presence_clauses(active - {"types"}, match, spend), params)
         if params["types"]:
             return self._run(q.attribute_clauses(active - {"types"}, spend), params)
@@ -152,10 +156,10 @@ class RelayRetriever(Retriever):
     candidate pool grows until k clauses survive; small filtered sets are searched exactly.
     """
 
-    name = "relay"
+    name = Mode.RELAY
 
     def retrieve(self, plan: Plan, embed=None) -> Retrieval:
-        text = plan.params.get("text") or plan.params.get("question") or ""
+        text = plan.params.text or ""
         if not text or embed is None:
             raise RetrievalError("relay mode needs a topic to search for")
         t0 = time.perf_counter()
@@ -240,12 +244,12 @@ class HybridRetriever(Retriever):
     """Full-text + vector, re-scored by exact cosine and fused linearly (the blend tuned on ACORD
     train, `core.search` defaults) inside one query, filtered, at most 2 clauses per agreement."""
 
-    name = "hybrid"
+    name = Mode.HYBRID
 
     def retrieve(self, plan: Plan, embed=None) -> Retrieval:
         from core.retrieval.search import DEFAULT_CANDIDATES, DEFAULT_PHRASE_BOOST, DEFAULT_WEIGHTS, fulltext_query
 
-        text = plan.params.get("text") or ""
+        text = plan.params.text or ""
         if not text or embed is None:
             raise RetrievalError("hybrid mode needs words to search for")
         t0 = time.perf_counter()
@@ -265,10 +269,10 @@ class HybridRetriever(Retriever):
         return res
 
 
-RETRIEVERS = {
-    "document": DocumentRetriever,
-    "clause_type": ClauseTypeRetriever,
-    "attribute": AttributeRetriever,
-    "relay": RelayRetriever,
-    "hybrid": HybridRetriever,
+RETRIEVERS: dict[Mode, type[Retriever]] = {
+    Mode.DOCUMENT: DocumentRetriever,
+    Mode.CLAUSE_TYPE: ClauseTypeRetriever,
+    Mode.ATTRIBUTE: AttributeRetriever,
+    Mode.RELAY: RelayRetriever,
+    Mode.HYBRID: HybridRetriever,
 }

@@ -13,6 +13,7 @@ import hashlib
 import hmac
 import secrets as _secrets_mod
 from dataclasses import dataclass
+from core.errors import ClauseGraphError
 
 ALGORITHM = "pbkdf2_sha256"
 DEFAULT_ITERATIONS = 600_000  # OWASP 2023 recommendation for PBKDF2-HMAC-SHA256
@@ -20,7 +21,7 @@ MIN_ITERATIONS = 1_000
 ROLES = ("admin", "analyst")
 
 
-class AuthConfigError(ValueError):
+class AuthConfigError(ClauseGraphError, ValueError):
     """The `[auth]` section of the secrets file is malformed (message names the user)."""
 
 

@@ -42,11 +42,11 @@ class Candidates:
 
 
 def recall_candidates(question: str, db: Database, vocab: Vocabulary, context=None, k: int = 5) -> Candidates:
-    from core.retrieval import planner
+    from core.retrieval import linking, planner
     from core.retrieval.search import fulltext_query
 
     c = Candidates()
-    linked, how = planner.link_companies(question, vocab)
+    linked, how = linking.link_companies(question, vocab)
     c.companies = list(linked)
     c.how.update({name: f"company: {why}" for name, why in how.items()})
     lucene = fulltext_query(question)
@@ -61,13 +61,13 @@ def recall_candidates(question: str, db: Database, vocab: Vocabulary, context=No
     types, type_how, _topic = planner.link_clause_types(question)
     c.clause_types = list(types)
     c.how.update({t: f"clause type: {why}" for t, why in type_how.items()})
-    c.countries = list(planner._match_values(question, planner._alias_map(vocab, "countries")))
-    c.industries = list(planner._match_values(question, planner._alias_map(vocab, "industries")))
-    c.cities = [city for city in vocab.cities if planner._contains_phrase(question, city)]
+    c.countries = list(linking.match_values(question, linking.alias_map(vocab, "countries")))
+    c.industries = list(linking.match_values(question, linking.alias_map(vocab, "industries")))
+    c.cities = [city for city in vocab.cities if linking.contains_phrase(question, city)]
     laws = {law.lower(): law for law in vocab.governing_laws}
-    c.governing_laws = [law for law in planner._match_values(question, laws, guard_clause_words=False)
+    c.governing_laws = [law for law in linking.match_values(question, laws, guard_clause_words=False)
                         if re.search(r"\blaw|jurisdiction|governed|法", question, re.I)]
-    c.sla_ids = planner.link_sla_ids(question, vocab)
+    c.sla_ids = linking.link_sla_ids(question, vocab)
     if context is not None:
         prior = {"companies": list(getattr(context, "companies", []) or []),
                  "clause_types": list(getattr(context, "clause_types", []) or [])}
@@ -87,17 +87,17 @@ def fold(text: str) -> str:
 
 
 def _lookups(vocab: Vocabulary) -> dict[str, dict[str, str]]:
-    from core.retrieval import planner
+    from core.retrieval import linking
 
     companies: dict[str, str] = {}
     for comp in vocab.companies:
         name = comp["name"]
-        for variant in [name, planner._core_name(name)] + list(comp.get("aliases") or []):
+        for variant in [name, linking.core_name(name)] + list(comp.get("aliases") or []):
             if variant:
                 companies.setdefault(fold(variant), name)
 
     def with_synonyms(kind: str) -> dict[str, str]:
-        return {fold(k): v for k, v in planner._alias_map(vocab, kind).items()}
+        return {fold(k): v for k, v in linking.alias_map(vocab, kind).items()}
 
     canonical = {"country": {fold(x): x for x in vocab.countries}, "industry": {fold(x): x for x in vocab.industries}}
     return {"company": companies, "canonical": canonical,

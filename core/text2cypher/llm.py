@@ -11,12 +11,13 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-from core.config import _get, settings
+from core.config import get_setting, settings
+from core.errors import ClauseGraphError
 
 RETRY_STATUS = {408, 409, 429, 500, 502, 503, 504}
 
 
-class LLMError(RuntimeError):
+class LLMError(ClauseGraphError, RuntimeError):
     """The LLM could not give an answer (not configured, unreachable, refused, bad reply)."""
 
     def __init__(self, message: str, status: int | None = None, retries: int = 0):
@@ -77,10 +78,10 @@ class LLMOptions:
 
     @classmethod
     def from_settings(cls) -> "LLMOptions":
-        return cls(timeout_s=float(_get("CLAUSEGRAPH_LLM_TIMEOUT", "llm", "timeout", default="30")),
-                   max_retries=max(0, min(int(_get("CLAUSEGRAPH_LLM_RETRIES", "llm", "retries", default="3")), 6)),
-                   backoff_s=float(_get("CLAUSEGRAPH_LLM_BACKOFF", "llm", "backoff", default="0.5")),
-                   max_tokens=int(_get("CLAUSEGRAPH_LLM_MAX_TOKENS", "llm", "max_tokens", default="800")))
+        return cls(timeout_s=float(get_setting("CLAUSEGRAPH_LLM_TIMEOUT", "llm", "timeout", default="30")),
+                   max_retries=max(0, min(int(get_setting("CLAUSEGRAPH_LLM_RETRIES", "llm", "retries", default="3")), 6)),
+                   backoff_s=float(get_setting("CLAUSEGRAPH_LLM_BACKOFF", "llm", "backoff", default="0.5")),
+                   max_tokens=int(get_setting("CLAUSEGRAPH_LLM_MAX_TOKENS", "llm", "max_tokens", default="800")))
 
 
 class LLMClient:

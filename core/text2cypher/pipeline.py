@@ -8,22 +8,24 @@ then ask the model to repair with the error, the failed query and the schema, an
 last try to split the question into single hops (at most `MAX_ATTEMPTS` model queries) ->
 rows to evidence lines -> an evidence-only, must-cite answer whose citations are checked.
 
-`core.service.ask` calls `answer_with_llm`; anything it raises (except DatabaseUnavailable)
-makes the service fall back to the offline planner. LLM failures and (in auto mode) empty
-results fall back here already, so the log keeps the attempts, tokens and retries.
+`answer_with_llm` returns a `Text2CypherOutcome` and never decides what happens next: the
+service (core.service.asking) alone chooses the fallback to the offline planner, writes its
+warning and updates the conversation's session. The outcome always carries the attempts,
+tokens and timings, so the request log keeps them whichever way the question was answered.
 """
 from __future__ import annotations
 
 import re
 import threading
 import time
+from dataclasses import dataclass, replace
 
 from core.graph import vocabulary as graph_cache
 from core.answer.composer import build_subgraph
 from core.graph.db import Database, get_database
 from core.guard.gates import CypherGuard, GuardRunResult
 from core.text2cypher.llm import LLMClient, LLMError, TokenLedger, get_client
-from core.types import Plan, Result
+from core.types import Intent, Mode, Plan, PlanParams, Result
 from core.text2cypher.schema_summary import schema_summary
 from core.text2cypher.entities import normalize_params, recall_candidates, relax_cypher
 from core.text2cypher.evidence import clean_rows, listing, prompt_items, rows_to_evidence
@@ -52,16 +54,47 @@ def guard_for(db: Database) -> CypherGuard:
         return _guards[key]
 
 
+@dataclass
+class Text2CypherOutcome:
+    """What Text2Cypher made of one question.
+
+    `result` always records what happened (attempts in `trace`, warnings, token `usage`,
+    timings). With `failure` set the LLM could not be used and `result` holds no answer; with
+    `found_nothing` every attempt was refused, failed or returned no rows and the answer says
+    so (NOTHING_FOUND). Whether either means "answer offline instead" is the caller's policy.
+    """
+
+    result: Result
+    failure: str | None = None          # e.g. "LLM unavailable (LLMError: HTTP 500 ...)"
+    found_nothing: bool = False
+    attempts: int = 0                   # model queries made (first try plus repairs)
+    context_plan: Plan | None = None    # what a follow-up question inherits; None without an answer
+
+    @property
+    def answered(self) -> bool:
+        return self.failure is None and not self.found_nothing
+
+    @property
+    def trace(self) -> list[dict]:
+        return self.result.trace
+
+    @property
+    def usage(self) -> dict:
+        return self.result.usage
+
+
 def _ms(t0: float) -> float:
     return round((time.perf_counter() - t0) * 1000, 2)
 
 
 def answer_with_llm(question: str, db: Database | None = None, context=None, session: str | None = None,
-                    mode: str = "auto", client: LLMClient | None = None) -> Result:
+                    client: LLMClient | None = None) -> Text2CypherOutcome:
+    """Text2Cypher's outcome for one question. LLM failures while answering are reported in the
+    outcome; raises LLMError when no LLM is configured, and lets database errors through."""
     db = db or get_database()
     t_start = time.perf_counter()
-    client = client or get_client()                    # LLMError when not configured: the service falls back
-    result = Result(question=question, mode="text2cypher", session=session)
+    client = client or get_client()
+    result = Result(question=question, mode=Mode.TEXT2CYPHER, session=session)
     ledger = TokenLedger()
 
     t0 = time.perf_counter()
@@ -75,30 +108,26 @@ def answer_with_llm(question: str, db: Database | None = None, context=None, ses
     qtype = classify_question(question)
     examples = select_examples(question, qtype=qtype)
     result.timings_ms["t2c.examples"] = _ms(t0)
-    plan = Plan(intent="text2cypher", mode="text2cypher",
-                params={"companies": cands.companies, "types": cands.clause_types, "countries": cands.countries,
-                        "industries": cands.industries, "cities": cands.cities,
-                        "governing_laws": cands.governing_laws, "sla_ids": cands.sla_ids},
+    plan = Plan(intent=Intent.TEXT2CYPHER, mode=Mode.TEXT2CYPHER,
+                params=PlanParams(companies=cands.companies, types=cands.clause_types, countries=cands.countries,
+                                  industries=cands.industries, cities=cands.cities,
+                                  governing_laws=cands.governing_laws, sla_ids=cands.sla_ids),
                 why=f"LLM-written Cypher; question type {qtype}; examples: {', '.join(e.id for e in examples)}; "
                     f"schema summary ~{summary.token_estimate} tokens",
                 linked=cands.how)
-    result.plan = plan.to_dict()
+    result.plan = plan
 
     try:
         run, reply_cypher = _generate_and_run(question, db, client, ledger, result, summary, examples,
                                               cands.for_prompt(), qtype, vocab)
     except LLMError as exc:
         _usage(result, ledger, t_start)
-        return _offline(question, db, context, session, result,
-                        f"LLM unavailable ({exc.__class__.__name__}: {str(exc)[:200]}); answered by the offline planner")
+        return Text2CypherOutcome(result, failure=f"LLM unavailable ({exc.__class__.__name__}: {str(exc)[:200]})",
+                                  attempts=_model_attempts(result))
     if run is None or not run.rows:
         _usage(result, ledger, t_start)
-        if mode != "text2cypher":
-            return _offline(question, db, context, session, result,
-                            f"Text2Cypher found nothing after {_model_attempts(result)} attempt(s); "
-                            "answered by the offline planner")
         result.answer = NOTHING_FOUND
-        return result
+        return Text2CypherOutcome(result, found_nothing=True, attempts=_model_attempts(result))
 
     t0 = time.perf_counter()
     result.rows = clean_rows(run.rows)
@@ -110,8 +139,7 @@ def answer_with_llm(question: str, db: Database | None = None, context=None, ses
     result.answer = _compose(question, result, lines, client, ledger)
     result.timings_ms["t2c.answer"] = _ms(t0)
     _usage(result, ledger, t_start)
-    _remember(session, plan, result)
-    return result
+    return Text2CypherOutcome(result, attempts=_model_attempts(result), context_plan=_context_plan(plan, result))
 
 
 def _model_attempts(result: Result) -> int:
@@ -268,32 +296,11 @@ def _compose(question: str, result: Result, lines: list[str], client: LLMClient,
     return answer
 
 
-def _offline(question: str, db: Database, context, session: str | None, partial: Result, warning: str) -> Result:
-    """The offline planner's answer, keeping the Text2Cypher attempts, tokens and timings for the log."""
-    from core.retrieval.planner import plan_question
-    from core.service import _run_plan, sessions
-
-    res = Result(question=question, mode="auto", session=session)
-    t0 = time.perf_counter()
-    plan = plan_question(question, graph_cache.vocabulary(db), context)
-    res.timings_ms["plan"] = _ms(t0)
-    _run_plan(plan, db, res)
-    sessions().update(session, plan, res)
-    res.warnings = [warning] + partial.warnings + res.warnings
-    res.trace = partial.trace + res.trace
-    res.usage = partial.usage
-    res.timings_ms = {**partial.timings_ms, **res.timings_ms}
-    return res
-
-
-def _remember(session: str | None, plan: Plan, result: Result) -> None:
-    """Follow-up questions ("and their liability clause?") see what this answer was about."""
-    if not session:
-        return
-    from core.service import sessions
-
+def _context_plan(plan: Plan, result: Result) -> Plan:
+    """Follow-up questions ("and their liability clause?") see what this answer was about: the
+    recalled names, plus the answer's companies when the question named none and they are few."""
     companies = result.evidence_companies
-    params = dict(plan.params)
-    if not params.get("companies") and 0 < len(companies) <= 3:
-        params["companies"] = companies
-    sessions().update(session, Plan(intent="text2cypher", mode="text2cypher", params=params), result)
+    params = replace(plan.params)
+    if not params.companies and 0 < len(companies) <= 3:
+        params.companies = companies
+    return Plan(intent=Intent.TEXT2CYPHER, mode=Mode.TEXT2CYPHER, params=params)

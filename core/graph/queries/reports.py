@@ -1,5 +1,5 @@
 """Compliance gap matrix and exploration queries."""
-from core.graph.queries.retrieval import _agreement_exists, company_conditions, spend_prop, where
+from core.graph.queries.retrieval import agreement_exists, company_conditions, spend_prop, where
 
 
 def gap_matrix(active, spend: str = "spend_latest") -> str:
@@ -9,7 +9,7 @@ def gap_matrix(active, spend: str = "spend_latest") -> str:
     parallel `clause_type_counts` / `clause_type_low_confidence`), so a report over ten
     thousand suppliers reads one node per supplier instead of every clause.
     """
-    conds = company_conditions(active, spend) + _agreement_exists(active)
+    conds = company_conditions(active, spend) + agreement_exists(active)
     return f"""MATCH (co:Company)
 {where(conds)}
 WITH co, coalesce(co.clause_types, []) AS present

@@ -56,7 +56,7 @@ def where(conds: list[str], keyword: str = "WHERE") -> str:
     return f"{keyword} " + "\n  AND ".join(conds) if conds else ""
 
 
-def _agreement_exists(active) -> list[str]:
+def agreement_exists(active) -> list[str]:
     """Companies must have an agreement that passes the agreement filters (when any is set)."""
     conds = agreement_conditions(active)
     if not conds:
@@ -153,7 +153,7 @@ def type_gaps(active, match: str = "all", spend="spend_latest") -> str:
     (or a reviewer) assigned count; companies without any agreement are answered by
     `no_agreement`.
     """
-    conds = company_conditions(active, spend) + ["co.n_agreements > 0"] + _agreement_exists(active)
+    conds = company_conditions(active, spend) + ["co.n_agreements > 0"] + agreement_exists(active)
     selected = "size(missing) > 0" if match == "any" else "size(missing) = size($types)"
     return f"""MATCH (co:Company)
 {where(conds)}
@@ -196,7 +196,7 @@ LIMIT $limit"""
 
 
 def companies(active, spend="spend_latest") -> str:
-    conds = company_conditions(active, spend) + _agreement_exists(active)
+    conds = company_conditions(active, spend) + agreement_exists(active)
     return f"""MATCH (co:Company)
 {where(conds)}
 RETURN co.name AS company, co.country AS country, co.industry AS industry, co[$spend_key] AS spend

@@ -8,7 +8,7 @@ import pytest
 
 from core.ingest.reading import decode_bytes, parse_date, read_corpus
 
-BAD = Path(__file__).resolve().parent / "fixtures" / "bad_corpus"
+BAD = Path(__file__).resolve().parent.parent / "fixtures" / "bad_corpus"
 
 CONTRACT = "# Hosting SLA\n\n## 1. Availability\nUp 99.9%.\n\n## 2. Support\nBusiness hours.\n"
 CHINESE = "# 服务协议\n\n第一条 服务可用性\n乙方保证服务可用性不低于99.9%。\n\n第二条 服务费用\n甲方按月支付费用。\n"
@@ -60,8 +60,9 @@ def test_valid_rows_are_kept(bad):
     assert [(s.company, s.year, s.amount, s.currency) for s in bad.spend] == [
         ("Acme Cloud GmbH", 2023, 120000.5, "EUR"), ("Epsilon Inc", 2024, 5000.0, "USD")]
     assert [(a.sla_id, a.effective_date, a.line) for a in bad.agreements] == [
-        ("SLA-001", "2024-01-15", 2), ("SLA-002", "2023-03-15", 3), ("SLA-010", "2024-03-05", 12)]
-    assert set(bad.texts) == {"SLA-001", "SLA-002", "SLA-010"}
+        ("SLA-001", "2024-01-15", 2), ("SLA-002", "2023-03-15", 3), ("SLA-007", "2024-01-01", 8),
+        ("SLA-010", "2024-03-05", 12)]
+    assert set(bad.texts) == {"SLA-001", "SLA-002", "SLA-007", "SLA-010"}
     assert [c.title for c in bad.texts["SLA-010"].clauses] == ["服务范围", "服务可用性", "合同解除"]
     assert bad.texts["SLA-001"].file == "contracts/acme.md"
 
@@ -96,7 +97,12 @@ def test_agreement_problems(bad):
     find(bad, "agreements.csv", 10, "unknown company 'Nobody GmbH'")
     find(bad, "agreements.csv", 11, "2024-02-30")
     find(bad, "contracts/empty.md", None, "empty file", "SLA-006", "line 7")
-    find(bad, "contracts/noheadings.md", None, "no section headings found", "SLA-007")
+    # a layout is never a reason to reject: the letter is loaded by paragraphs, with a warning
+    p = find(bad, "contracts/noheadings.md", None, "SLA-007", "no section headings found", "paragraph",
+             severity="warning")
+    assert not [q for q in bad.errors if q.file == "contracts/noheadings.md"], p
+    assert bad.texts["SLA-007"].split.segmentation == "paragraphs"
+    assert bad.texts["SLA-007"].clauses[0].text.startswith("This document is a letter")
     find(bad, "contracts/orphan.md", None, "not referenced", severity="warning")
 
 
@@ -248,9 +254,30 @@ def test_parse_date_warns_on_ambiguous_and_rejects_bad():
 def test_demo_corpus_reads_cleanly_with_expected_titles():
     import json
 
-    demo = Path(__file__).resolve().parent.parent / "data" / "demo"
+    demo = Path(__file__).resolve().parents[2] / "data" / "demo"
     corpus = read_corpus(demo, max_file_bytes=5_000_000)
     assert corpus.problems == []
     expected = json.loads((demo / "expected.json").read_text(encoding="utf-8"))
     for sla_id, clauses in expected.items():
         assert [c.title for c in corpus.texts[sla_id].clauses] == [c["title"] for c in clauses], sla_id
+
+
+# --------------------------------------------------------------------------- layouts are never rejected
+
+def test_contract_without_headings_is_accepted_by_paragraphs_and_unreadable_ones_are_rejected(tmp_path):
+    letter = ("Dear Sir or Madam,\n\nthis letter confirms our understanding of the services. "
+              "It is governed by the laws of the State of Texas.\n\nYours faithfully,\nA. Buyer\n")
+    root = make_corpus(tmp_path, [("LETTER", "letter.txt"), ("EMPTY", "blank.txt"), ("JUNK", "pages.txt"),
+                                  ("OK", "ok.md")],
+                       {"letter.txt": letter.encode(), "blank.txt": b"  \n\n ",
+                        "pages.txt": b"Page 1 of 2\n\n- 2 -\n", "ok.md": CONTRACT.encode()})
+    corpus = read_corpus(root, max_file_bytes=10_000)
+    assert sorted(corpus.texts) == ["LETTER", "OK"]
+    letter_text = corpus.texts["LETTER"]
+    assert letter_text.split.segmentation == "paragraphs"
+    assert any("laws of the State of Texas" in c.text for c in letter_text.clauses)
+    find(corpus, "contracts/letter.txt", None, "LETTER", "paragraph", severity="warning")
+    assert corpus.texts["OK"].split.segmentation == "headings"
+    assert not [p for p in corpus.problems if p.file == "contracts/ok.md"]
+    find(corpus, "contracts/blank.txt", None, "only whitespace", "EMPTY")
+    find(corpus, "contracts/pages.txt", None, "no text left", "JUNK")

@@ -10,7 +10,7 @@ from core.ingest.cleaning import dedupe_clauses, normalize_text, remove_page_fur
 from core.ingest.splitter import ClauseDraft, split_contract
 
 # real agreement texts (CC BY 4.0 / CC0; provenance in the folder's README), copied from the shared data
-PUBLIC = Path(__file__).resolve().parent / "fixtures" / "public-agreements"
+PUBLIC = Path(__file__).resolve().parent.parent / "fixtures" / "public-agreements"
 
 
 def titles(text: str) -> list[str]:
@@ -176,10 +176,17 @@ def test_numbering_restart_inside_clause_is_not_a_new_clause():
     assert titles(text) == ["Scope", "Definitions", "Fees"]
 
 
-def test_no_headings_gives_no_clauses():
+def test_no_headings_gives_one_flagged_paragraph_clause():
     result = split_contract("Just a letter.\nWith two lines of prose, no structure.\n")
-    assert result.clauses == []
-    assert "Just a letter." in result.preamble
+    assert result.segmentation == "paragraphs"
+    assert "no section headings found" in result.warning
+    assert [(c.title, c.text) for c in result.clauses] == [
+        ("Just a letter", "Just a letter.\nWith two lines of prose, no structure.")]
+
+
+def test_headed_contract_is_flagged_as_headings():
+    result = split_contract("1. Scope\nThe scope.\n\n2. Fees\nThe fees.\n")
+    assert result.segmentation == "headings" and result.warning is None
 
 
 # --------------------------------------------------------------------------- tables of contents

@@ -1,0 +1,357 @@
+"""Entity linking: the companies, agreements and attribute values a question names.
+
+Shared by the offline planner and Text2Cypher's candidate recall, so both read a question's
+names the same way. Every value proposed is one that exists in the graph's vocabulary, so a
+filter can never silently match nothing because of spelling.
+"""
+from __future__ import annotations
+
+import json
+import re
+import threading
+import unicodedata
+from dataclasses import dataclass
+from functools import lru_cache
+
+from rapidfuzz import fuzz
+
+from core.config import PROJECT_ROOT
+from core.graph.vocabulary import Vocabulary
+
+CJK = re.compile(r"[\u4e00-\u9fff]")
+LEGAL_SUFFIXES = {
+    "gmbh", "ag", "kg", "se", "ltd", "ltd.", "limited", "inc", "inc.", "llc", "plc", "sa", "s.a.", "sas", "sarl",
+    "bv", "b.v.", "nv", "n.v.", "co", "co.", "corp", "corp.", "corporation", "company", "kk", "k.k.", "pvt",
+    "pvt.", "private", "oy", "ab", "as", "spa", "s.p.a.", "srl", "pte", "pty", "group", "holdings", "&",
+}
+ZH_SUFFIXES = ("有限责任公司", "股份有限公司", "有限公司", "集团", "公司")
+STOPWORDS = {
+    "a", "an", "the", "of", "in", "on", "for", "to", "and", "or", "with", "without", "by", "at", "from", "about",
+    "which", "what", "who", "whose", "show", "me", "list", "all", "any", "their", "its", "they", "them", "is",
+    "are", "was", "were", "do", "does", "did", "have", "has", "had", "lack", "lacks", "lacking", "missing",
+    "clause", "clauses", "provision", "provisions", "section", "sections", "agreement", "agreements",
+    "contract", "contracts", "supplier", "suppliers", "vendor", "vendors", "company", "companies", "say",
+    "says", "tell", "us", "our", "we", "that", "this", "these", "those", "there", "it", "be", "no", "not",
+    "both", "either", "neither", "nor", "compare", "how", "many", "much", "total", "spend", "spending",
+    "high", "low", "above", "below", "over", "under", "more", "less", "than", "between", "after", "before",
+    "next", "following", "previous", "preceding", "give", "find", "get", "terms", "term", "also", "then",
+    "other", "same", "each", "every", "per", "as", "into", "out", "up", "please", "can", "could", "would",
+    "should", "will", "shall", "may", "might", "must", "whether", "where", "when", "why", "if", "else",
+    "based", "located", "headquartered", "country", "countries", "industry", "sector", "city", "law",
+    "governed", "governing", "effective", "signed", "dated", "since", "until", "year", "years", "amount",
+}
+SLA_ID = re.compile(r"\b[A-Z]{2,6}-\d{1,6}\b")
+
+
+def normalize(text: str) -> str:
+    text = unicodedata.normalize("NFKC", text)
+    text = text.replace("’", "'").replace("‘", "'").replace("“", '"').replace("”", '"')
+    return re.sub(r"\s+", " ", text).strip()
+
+
+@lru_cache(maxsize=1)
+def lexicon() -> dict:
+    with open(PROJECT_ROOT / "data" / "lexicon.json", encoding="utf-8") as fh:
+        data = json.load(fh)
+    return {k: v for k, v in data.items() if not k.startswith("_")}
+
+
+# ---------------------------------------------------------------------------------------
+# companies, agreements and attribute values
+# ---------------------------------------------------------------------------------------
+
+def core_name(name: str) -> str:
+    for suf in ZH_SUFFIXES:
+        if name.endswith(suf) and len(name) > len(suf) + 1:
+            name = name[: -len(suf)]
+    toks = [t for t in re.split(r"[\s,]+", name) if t]
+    while len(toks) > 1 and toks[-1].lower().strip(",") in LEGAL_SUFFIXES:
+        toks.pop()
+    return " ".join(toks)
+
+
+@lru_cache(maxsize=65536)
+def _phrase_regex(phrase: str) -> re.Pattern:
+    return re.compile(r"(?<![a-z0-9])" + re.escape(phrase.lower()) + r"(?:'s|s')?(?![a-z0-9])")
+
+
+def phrase_span(haystack: str, phrase: str) -> tuple[int, int] | None:
+    """Where `phrase` occurs in `haystack` as whole words (a possessive 's allowed), or None."""
+    if not phrase:
+        return None
+    if CJK.search(phrase):
+        i = haystack.find(phrase)
+        return (i, i + len(phrase)) if i >= 0 else None
+    if re.fullmatch(r"[A-Z][A-Z0-9&]{1,5}", phrase):
+        m = re.search(r"(?<![A-Za-z0-9])" + re.escape(phrase) + r"(?:'s)?(?![A-Za-z0-9])", haystack)
+    else:
+        m = _phrase_regex(phrase).search(haystack.lower())
+    return m.span() if m else None
+
+
+def contains_phrase(haystack: str, phrase: str) -> bool:
+    return phrase_span(haystack, phrase) is not None
+
+
+@lru_cache(maxsize=1)
+def _generic_words() -> frozenset[str]:
+    lex = lexicon()
+    generic = {w.lower() for vals in lex["industries"].values() for w in vals}
+    generic |= {k.lower() for k in lex["industries"]}
+    generic |= {w.lower() for vals in lex["countries"].values() for w in vals} | {k.lower() for k in lex["countries"]}
+    return frozenset(generic | STOPWORDS)
+
+
+@lru_cache(maxsize=65536)
+def _generic(word: str) -> bool:
+    if CJK.search(word):
+        return len(word) < 2
+    if re.fullmatch(r"[A-Z][A-Z0-9&]{1,5}", word):
+        return False  # an abbreviation such as "MVH" is distinctive when written in capitals
+    return word.lower() in _generic_words() or len(word) < 4
+
+
+_RUN = re.compile(r"[a-z0-9]+")
+_FUZZY_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9&.\-]*|[\u4e00-\u9fff]+")
+
+
+@dataclass
+class _CompanyIndex:
+    """Per-vocabulary lookup tables, built once, so linking costs the same for 10 or 100,000 companies.
+
+    A phrase can only occur in a question if its first run of letters/digits is one of the
+    question's runs, so phrases are bucketed by that run; fuzzy candidates are bucketed by
+    their first and last two characters (a typo rarely hits both ends of a name).
+    """
+
+    by_run: dict[str, list[tuple[str, str, str]]]  # first [a-z0-9]+ run -> (phrase, company, how)
+    other_phrases: list[tuple[str, str, str]]      # phrases without such a run (e.g. Chinese names)
+    first_tokens: dict[str, str]                   # distinctive first word -> company (unique only)
+    fuzzy: list[tuple[str, str, int]]              # (candidate lower, company, token count)
+    fuzzy_ends: dict[tuple[str, str], tuple[list[int], list[str]]]  # ("head"|"tail", 2 chars) -> (indices, names)
+
+
+_INDEX_CACHE: dict[int, tuple[Vocabulary, _CompanyIndex]] = {}
+_INDEX_LOCK = threading.Lock()
+
+
+def _company_index(vocab: Vocabulary) -> _CompanyIndex:
+    hit = _INDEX_CACHE.get(id(vocab))
+    if hit and hit[0] is vocab:
+        return hit[1]
+    with _INDEX_LOCK:
+        hit = _INDEX_CACHE.get(id(vocab))
+        if hit and hit[0] is vocab:
+            return hit[1]
+        index = _build_company_index(vocab)
+        if len(_INDEX_CACHE) > 8:
+            _INDEX_CACHE.clear()
+        _INDEX_CACHE[id(vocab)] = (vocab, index)
+    from core.graph.vocabulary import freeze_long_lived
+
+    freeze_long_lived()
+    return index
+
+
+def _build_company_index(vocab: Vocabulary) -> _CompanyIndex:
+    by_run: dict[str, list[tuple[str, str, str]]] = {}
+    other: list[tuple[str, str, str]] = []
+    fuzzy, firsts = [], {}
+
+    def add(phrase: str, name: str, how: str) -> None:
+        run = _RUN.search(phrase.lower())
+        if run:
+            by_run.setdefault(run.group(0), []).append((phrase, name, how))
+        else:
+            other.append((phrase, name, how))
+
+    for comp in vocab.companies:
+        name = comp["name"]
+        add(name, name, "exact")
+        for alias in comp.get("aliases") or []:
+            if alias and not _generic(alias):
+                add(alias, name, f"alias '{alias}'")
+        core = core_name(name)
+        if core != name and not _generic(core):
+            add(core, name, f"name '{core}'")
+        tok = core.split()[0].strip(",.").lower() if core.strip() else ""
+        if len(tok) >= 5 and not _generic(tok) and not CJK.search(tok):
+            firsts[tok] = None if tok in firsts else name
+        for cand in {core} | {a for a in comp.get("aliases") or [] if a}:
+            if cand and not _generic(cand):
+                fuzzy.append((cand.lower(), name, len(cand.split())))
+    ends: dict[tuple[str, str], tuple[list[int], list[str]]] = {}
+    for i, (cand, _, _) in enumerate(fuzzy):
+        for key in (("head", cand[:2]), ("tail", cand[-2:])):
+            ids, strings = ends.setdefault(key, ([], []))
+            ids.append(i)
+            strings.append(cand)
+    return _CompanyIndex(by_run, other, {k: v for k, v in firsts.items() if v}, fuzzy, ends)
+
+
+def link_company_spans(question: str, vocab: Vocabulary) -> tuple[dict[str, str], list[tuple[int, int]]]:
+    """Companies named in the question (name -> how) and the character spans that named them.
+
+    Exact name, alias or distinctive core name first; the longest match wins, so an alias
+    inside a longer matched name ("Belmira" in "Belmira Payments SA") names no other company.
+    Then a distinctive leading word, then fuzzy matching for typos and missing suffixes.
+    """
+    from rapidfuzz import process
+
+    index = _company_index(vocab)
+    q = question
+    ql = q.lower()
+    candidates = list(index.other_phrases)
+    for run in set(_RUN.findall(ql)):
+        candidates.extend(index.by_run.get(run, ()))
+    hits: list[tuple[int, int, str, str]] = []
+    for phrase, name, how in candidates:
+        span = phrase_span(q, phrase)
+        if span:
+            hits.append((span[0], span[1], name, how))
+    if hits:
+        # drop a match that lies inside a longer match of another phrase
+        kept = [h for h in hits if not any(o is not h and o[0] <= h[0] and h[1] <= o[1] and (o[1] - o[0]) > (h[1] - h[0])
+                                           for o in hits)]
+        kept.sort(key=lambda h: (h[0], -(h[1] - h[0])))
+        kept = _narrow_shared_phrases(q, kept)
+        found: dict[str, str] = {}
+        for _, _, name, how in kept:
+            found.setdefault(name, how)
+        return found, [(a, b) for a, b, _, _ in kept]
+    # a distinctive leading word of one company's name ("Alpenkraft's colocation agreement")
+    found, spans = {}, []
+    for m in re.finditer(r"[a-z0-9][a-z0-9\-]*", ql):
+        name = index.first_tokens.get(m.group(0))
+        if name:
+            found.setdefault(name, f"distinctive name word '{m.group(0)}'")
+            spans.append(m.span())
+    if found:
+        return found, spans
+    # Fuzzy: windows of question words against distinctive names (typos, missing suffix).
+    words = [(m.group(0), m.start(), m.end()) for m in _FUZZY_WORD.finditer(q)]
+    best: dict[str, tuple[float, str, tuple[int, int]]] = {}
+    for size in range(1, 5):
+        for i in range(0, max(0, len(words) - size) + 1):
+            part = words[i:i + size]
+            window = re.sub(r"'s$", "", " ".join(w for w, _, _ in part))
+            if len(window) < 4 or _generic(window) or all(_generic(w.strip(".,'")) for w, _, _ in part):
+                continue  # only generic words ("of logistics") name no company, however close the string
+            wl = window.lower()
+            for end, key in (("head", wl[:2]), ("tail", wl[-2:])):
+                ids, strings = index.fuzzy_ends.get((end, key), ((), ()))
+                for cand, score, j in process.extract(wl, strings, scorer=fuzz.ratio, score_cutoff=84, limit=10):
+                    _, name, n = index.fuzzy[ids[j]]
+                    if abs(size - n) <= 1 and score > best.get(name, (0, "", (0, 0)))[0]:
+                        best[name] = (score, f"fuzzy '{window}'~'{cand}' ({score:.0f})", (part[0][1], part[-1][2]))
+    if best:
+        top = max(s for s, _, _ in best.values())
+        chosen = {n: (how, span) for n, (s, how, span) in best.items() if s >= top - 3}
+        return {n: how for n, (how, _) in chosen.items()}, [span for _, span in chosen.values()]
+    return {}, []
+
+
+def _narrow_shared_phrases(q: str, hits: list[tuple[int, int, str, str]]) -> list[tuple[int, int, str, str]]:
+    """A phrase shared by several companies (a group's alias) followed by the rest of one of
+    their names, misspelt ("Belmira Paymnts"), names that one company only."""
+    by_span: dict[tuple[int, int], list[tuple[int, int, str, str]]] = {}
+    for h in hits:
+        by_span.setdefault((h[0], h[1]), []).append(h)
+    out = []
+    for (a, b), group in by_span.items():
+        if len(group) > 1:
+            following = [m for _, m in zip(range(3), _FUZZY_WORD.finditer(q, b))]
+            best = None
+            for n in range(1, len(following) + 1):
+                end = following[n - 1].end()
+                window = re.sub(r"'s$", "", q[a:end]).lower()
+                scored = sorted(((fuzz.ratio(window, core_name(h[2]).lower()), h) for h in group), reverse=True)
+                top, runner = scored[0][0], scored[1][0] if len(scored) > 1 else 0
+                if top >= 84 and top - runner >= 5 and (best is None or top > best[0]):
+                    best = (top, (a, end, scored[0][1][2], f"fuzzy '{q[a:end]}' ({top:.0f})"))
+            if best:
+                out.append(best[1])
+                continue
+        out.extend(group)
+    return out
+
+
+def link_companies(question: str, vocab: Vocabulary) -> tuple[list[str], dict[str, str]]:
+    """Exact name, alias, distinctive core name, then fuzzy (typos). Returns names and how."""
+    found, _ = link_company_spans(question, vocab)
+    return list(found), found
+
+
+def mask_spans(text: str, spans: list[tuple[int, int]]) -> str:
+    """The text with the given spans blanked out, so a company's own words link to nothing else."""
+    chars = list(text)
+    for a, b in spans:
+        for i in range(a, min(b, len(chars))):
+            chars[i] = " "
+    return "".join(chars)
+
+
+def link_sla_ids(question: str, vocab: Vocabulary) -> list[str]:
+    found = SLA_ID.findall(question)
+    if not found:
+        return []
+    ids = vocab.agreement_ids
+    return [m for m in dict.fromkeys(found) if m in ids]
+
+
+_ALIAS_CACHE: dict[tuple[int, str], tuple[Vocabulary, dict[str, str]]] = {}
+
+
+def alias_map(vocab: Vocabulary, kind: str) -> dict[str, str]:
+    """phrase -> graph value for a vocabulary's countries, industries, cities or laws (plus lexicon
+    synonyms), longest phrase first; built once per vocabulary."""
+    hit = _ALIAS_CACHE.get((id(vocab), kind))
+    if hit and hit[0] is vocab:
+        return hit[1]
+    out: dict[str, str] = {}
+    if kind == "cities":
+        out = {c.lower(): c for c in vocab.cities}
+    elif kind == "governing_laws":
+        for law in vocab.governing_laws:
+            out[law.lower()] = law
+            for canon, syns in lexicon()["countries"].items():
+                if canon.lower() in law.lower():
+                    for s in syns + [canon]:
+                        out.setdefault(s.lower(), law)
+    else:
+        lex = lexicon()[kind]
+        for value in getattr(vocab, kind):
+            out[value.lower()] = value
+            for canon, syns in lex.items():
+                if canon.lower() == value.lower() or value.lower() in (s.lower() for s in syns):
+                    out[canon.lower()] = value
+                    for s in syns:
+                        out[s.lower()] = value
+    out = {k: out[k] for k in sorted(out, key=len, reverse=True) if k}
+    if len(_ALIAS_CACHE) > 32:
+        _ALIAS_CACHE.clear()
+    _ALIAS_CACHE[(id(vocab), kind)] = (vocab, out)
+    return out
+
+
+def match_values(question: str, mapping: dict[str, str], guard_clause_words: bool = True) -> dict[str, str]:
+    found: dict[str, str] = {}
+    ql = question.lower()
+    for phrase in sorted(mapping, key=len, reverse=True):
+        if not phrase or phrase not in ql:
+            continue
+        if CJK.search(phrase):
+            idx = question.find(phrase)
+            if idx >= 0:
+                found[mapping[phrase]] = phrase
+            continue
+        pat = r"(?<![a-z0-9])" + re.escape(phrase) + r"(?![a-z0-9])"
+        for m in re.finditer(pat, ql):
+            after = question.lower()[m.end():m.end() + 12]
+            if guard_clause_words and re.match(r"\s*(clauses?|provisions?|条款)", after):
+                continue
+            if phrase in {"us", "it", "uk"} and question[m.start():m.end()] != phrase.upper():
+                continue  # "us"/"it" as ordinary words, only upper-case abbreviations count
+            found.setdefault(mapping[phrase], phrase)
+            break
+    return found

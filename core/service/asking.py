@@ -1,0 +1,160 @@
+"""Answering one question: plan, retrieve, compose, log.
+
+`ask` plans with the offline planner, or hands the question to Text2Cypher when an LLM is
+configured (or the user forced text2cypher mode). The fallback policy lives here alone: any
+LLM failure falls back to the offline planner with a warning, and so does a Text2Cypher that
+found nothing, unless the user forced text2cypher mode (then "nothing found" is the answer).
+"""
+from __future__ import annotations
+
+import time
+
+from core.answer.composer import build_evidence, build_subgraph, compose_answer
+from core.config import settings
+from core.graph import vocabulary as graph_cache
+from core.graph.db import Database, DatabaseUnavailable, get_database
+from core.request_log import log_result
+from core.retrieval.planner import plan_question, warm_up
+from core.retrieval.retrievers import RETRIEVERS, RetrievalError
+from core.service.session_store import sessions
+from core.types import ASKABLE_MODES, ATTRIBUTE_INTENTS, SEARCH_MODES, Intent, Mode, Plan, Result
+
+ALL_MODES = ASKABLE_MODES
+
+_models_ready = False
+
+
+def _ensure_models() -> None:
+    """Load the embedding model and the planner's clause-type prototypes on the first question,
+    so that one question pays the one-time cost instead of whichever later one first needs it."""
+    global _models_ready
+    if not _models_ready:
+        warm_up()
+        _models_ready = True
+
+
+def _embed_fn():
+    from core.embeddings import get_embedder
+
+    emb = get_embedder()
+    return lambda text: emb.encode_one(text)
+
+
+def ask(question: str, mode: str = "auto", session: str | None = None, db: Database | None = None,
+        log: bool = True) -> Result:
+    """Answer one question; never raises for a bad question, only for an unreachable database."""
+    if mode not in ALL_MODES:
+        raise ValueError(f"unknown mode {mode!r}; choose one of {', '.join(ALL_MODES)}")
+    db = db or get_database()
+    t_start = time.perf_counter()
+    question = question if isinstance(question, str) else str(question)
+    result = Result(question=question, mode=mode, session=session)
+    if not question.strip():
+        result.answer = "Please type a question."
+        result.mode = Mode.NONE
+        return result
+    ctx = sessions().get(session)
+
+    use_llm = mode == Mode.TEXT2CYPHER or (mode == Mode.AUTO and settings().llm_configured)
+    if use_llm:
+        llm_result = _ask_llm(question, db, ctx, result, forced=mode == Mode.TEXT2CYPHER)
+        if llm_result is not None:
+            _finish(llm_result, t_start, log)
+            return llm_result
+
+    _ensure_models()
+    t0 = time.perf_counter()
+    vocab = graph_cache.vocabulary(db)
+    plan = plan_question(question, vocab, ctx, forced_mode=None if mode in {Mode.AUTO, Mode.TEXT2CYPHER} else mode)
+    result.timings_ms["plan"] = round((time.perf_counter() - t0) * 1000, 2)
+    _run_plan(plan, db, result)
+    sessions().update(session, plan, result)
+    _finish(result, t_start, log)
+    return result
+
+
+def _run_plan(plan: Plan, db: Database, result: Result) -> None:
+    if plan.mode in SEARCH_MODES and plan.intent != Intent.UNKNOWN:
+        if plan.mode == Mode.HYBRID:
+            # forced onto a typed question: hybrid does not filter by type, so its answer must not
+            # read "N <type> clauses" (it did, listing clauses of other types)
+            plan.intent = Intent.HYBRID
+        if not plan.params.text:
+            plan.params.text = result.question  # searched for as asked; shown in the plan
+    result.plan = plan
+    result.mode = plan.mode
+    if plan.intent == Intent.UNKNOWN or plan.mode not in RETRIEVERS:
+        result.answer = compose_answer(plan, [], [])
+        result.warnings.append("the question could not be mapped; nothing was run")
+        return
+    if plan.mode == Mode.CLAUSE_TYPE and not plan.params.types:
+        result.answer = ("Clause-type mode needs a clause type in the question (e.g. 'termination clauses'); "
+                         "none was recognised.")
+        result.warnings.append("no clause type recognised")
+        return
+    if plan.mode == Mode.DOCUMENT and not (plan.params.companies or plan.params.sla_ids):
+        result.answer = "Document mode needs a company or agreement in the question; none was recognised."
+        result.warnings.append("no company or agreement recognised")
+        return
+    if plan.mode == Mode.ATTRIBUTE and plan.intent not in ATTRIBUTE_INTENTS:
+        plan.intent = Intent.ATTRIBUTE_CLAUSES if plan.params.types else Intent.COMPANIES
+    t0 = time.perf_counter()
+    try:
+        retrieval = RETRIEVERS[plan.mode](db).retrieve(plan, embed=_embed_fn())
+    except RetrievalError as exc:
+        result.answer = f"Cannot answer in {plan.mode} mode: {exc}."
+        result.warnings.append(str(exc))
+        return
+    result.timings_ms["retrieve"] = round((time.perf_counter() - t0) * 1000, 2)
+    result.timings_ms.update({f"retrieve.{k}": v for k, v in retrieval.timings_ms.items()})
+    result.cypher, result.params, result.rows = retrieval.cypher, retrieval.params, retrieval.rows
+    result.warnings.extend(retrieval.warnings)
+    result.trace.extend(retrieval.trace)
+    t0 = time.perf_counter()
+    result.evidence = build_evidence(result.rows, plan)
+    result.answer = compose_answer(plan, result.rows, result.evidence)
+    result.subgraph = build_subgraph(result.rows, result.evidence)
+    result.timings_ms["compose"] = round((time.perf_counter() - t0) * 1000, 2)
+
+
+def _ask_llm(question: str, db: Database, ctx, result: Result, forced: bool) -> Result | None:
+    """Text2Cypher's answer, or None after noting on `result` why the offline planner answers
+    instead (the Text2Cypher attempts, tokens and timings are kept on it for the log)."""
+    try:
+        from core.text2cypher.pipeline import answer_with_llm
+    except ImportError:
+        result.warnings.append("Text2Cypher is not available in this build; answered by the offline planner")
+        return None
+    try:
+        outcome = answer_with_llm(question, db=db, context=ctx, session=result.session)
+    except Exception as exc:  # noqa: BLE001 - any LLM trouble falls back visibly
+        if isinstance(exc, DatabaseUnavailable):
+            raise
+        result.warnings.append(f"LLM unavailable ({exc.__class__.__name__}: {str(exc)[:160]}); "
+                               "answered by the offline planner")
+        return None
+    if outcome.failure is None and (forced or not outcome.found_nothing):
+        if outcome.context_plan is not None:
+            sessions().update(result.session, outcome.context_plan, outcome.result)
+        return outcome.result
+    reason = outcome.failure or f"Text2Cypher found nothing after {outcome.attempts} attempt(s)"
+    partial = outcome.result
+    result.warnings[:0] = [f"{reason}; answered by the offline planner"] + partial.warnings
+    result.trace[:0] = partial.trace
+    result.usage = partial.usage
+    result.timings_ms = {**partial.timings_ms, **result.timings_ms}
+    return None
+
+
+def _finish(result: Result, t_start: float, log: bool) -> None:
+    result.timings_ms["total"] = round((time.perf_counter() - t_start) * 1000, 2)
+    if log:
+        try:
+            log_result(result)
+        except OSError as exc:
+            result.warnings.append(f"request log not written: {exc}")
+
+
+def plan_only(question: str, session: str | None = None, db: Database | None = None) -> Plan:
+    db = db or get_database()
+    return plan_question(question, graph_cache.vocabulary(db), sessions().get(session))

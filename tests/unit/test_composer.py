@@ -1,0 +1,180 @@
+"""The offline answer composer on hand-built rows and plans: evidence, subgraph and cited answer.
+
+Rows here have the shape the retrievers return, written by hand, so every expected sentence
+is derived from the rows alone; the retrievers producing such rows from the graph are tested
+against the real Neo4j in tests/test_service.py.
+"""
+from __future__ import annotations
+
+import re
+
+from core.answer.composer import MAX_EVIDENCE, build_evidence, build_subgraph, compose_answer
+from core.types import Evidence, Plan, PlanParams
+
+CLAUSE_ROWS = [
+    {"company": "Acme Cloud GmbH", "sla_id": "ACME-1", "clause_id": "ACME-1#2", "clause_title": "Privacy",
+     "clause_type": "Data Protection", "text": "Personal data is processed only on documented instructions.",
+     "score": 0.912345678, "confidence": 0.8, "position": 2},
+    {"company": "Acme Cloud GmbH", "sla_id": "ACME-1", "clause_id": "ACME-1#3", "clause_title": "Records",
+     "clause_type": "Data Protection", "text": "Records of processing are kept for five years.",
+     "score": 0.5, "confidence": 0.7, "position": 3},
+    {"company": "Cedar Health Ltd", "sla_id": "CED-1", "clause_id": "CED-1#5", "clause_title": "Patient data",
+     "clause_type": "Data Protection", "text": "Patient data never leaves the United Kingdom.",
+     "score": None, "confidence": "n/a", "position": 5},
+]
+
+
+def plan(intent: str, mode: str = "attribute", language: str = "en", suggestions=(), **params) -> Plan:
+    return Plan(intent=intent, mode=mode, params=PlanParams(**params), language=language,
+                suggestions=list(suggestions))
+
+
+def cited(answer: str) -> set[str]:
+    return set(re.findall(r"\[(S\d+)\]", answer))
+
+
+# ---------------------------------------------------------------------------------------
+# evidence
+
+def test_clause_evidence_keeps_full_text_in_row_order_without_duplicates():
+    rows = CLAUSE_ROWS + [dict(CLAUSE_ROWS[0])]                  # the same clause twice
+    ev = build_evidence(rows, plan("attribute_clauses", types=["Data Protection"]))
+    assert [e.ref for e in ev] == ["S1", "S2", "S3"]
+    assert [e.clause_id for e in ev] == ["ACME-1#2", "ACME-1#3", "CED-1#5"]
+    assert ev[0] == Evidence(ref="S1", company="Acme Cloud GmbH", sla_id="ACME-1", clause_id="ACME-1#2",
+                             clause_title="Privacy", clause_type="Data Protection",
+                             text="Personal data is processed only on documented instructions.",
+                             score=0.9123, confidence=0.8, position=2)
+    assert ev[2].score is None and ev[2].confidence is None     # unreadable numbers are dropped, not guessed
+
+
+def test_company_intents_give_one_evidence_per_company():
+    rows = [{"company": "Acme Cloud GmbH", "spend": "300000"}, {"company": "Borealis Data Oy", "spend": None},
+            {"company": "Acme Cloud GmbH", "spend": 1}]
+    for intent in ("gap", "no_agreement", "companies", "count", "sum_spend"):
+        ev = build_evidence(rows, plan(intent))
+        assert [(e.ref, e.company) for e in ev] == [("S1", "Acme Cloud GmbH"), ("S2", "Borealis Data Oy")], intent
+        assert ev[0].score == 300000.0 and ev[1].score is None
+        assert all(e.clause_id is None and e.text is None for e in ev)
+    # a count of clauses cites the clauses themselves
+    clauses = build_evidence(CLAUSE_ROWS, plan("count", count_unit="clauses"))
+    assert [e.clause_id for e in clauses] == ["ACME-1#2", "ACME-1#3", "CED-1#5"]
+    # a row without a clause id is company-level whatever the intent
+    assert build_evidence([{"company": "Acme Cloud GmbH"}], plan("attribute_clauses"))[0].clause_id is None
+
+
+def test_evidence_is_capped():
+    rows = [dict(CLAUSE_ROWS[0], clause_id=f"ACME-1#{i}") for i in range(MAX_EVIDENCE + 10)]
+    ev = build_evidence(rows, plan("clause_type", mode="clause_type"))
+    assert len(ev) == MAX_EVIDENCE and ev[-1].ref == f"S{MAX_EVIDENCE}"
+
+
+# ---------------------------------------------------------------------------------------
+# subgraph
+
+def test_subgraph_links_company_agreement_clause_type_and_reading_order():
+    p = plan("attribute_clauses", types=["Data Protection"])
+    g = build_subgraph(CLAUSE_ROWS, build_evidence(CLAUSE_ROWS, p))
+    ids = {n["id"] for n in g["nodes"]}
+    assert ids == {"company:Acme Cloud GmbH", "company:Cedar Health Ltd", "sla:ACME-1", "sla:CED-1",
+                   "clause:ACME-1#2", "clause:ACME-1#3", "clause:CED-1#5", "type:Data Protection"}
+    edges = {(e["source"], e["target"], e["type"]) for e in g["edges"]}
+    assert ("company:Acme Cloud GmbH", "sla:ACME-1", "HAS_SLA") in edges
+    assert ("sla:CED-1", "clause:CED-1#5", "HAS_CLAUSE") in edges
+    assert ("clause:ACME-1#2", "type:Data Protection", "OF_TYPE") in edges
+    assert ("clause:ACME-1#2", "clause:ACME-1#3", "NEXT") in edges           # positions 2 and 3 are adjacent
+    assert sum(t == "NEXT" for *_, t in edges) == 1
+    assert len(g["edges"]) == len(edges)                                      # no edge twice
+    assert all(e["source"] in ids and e["target"] in ids for e in g["edges"])
+
+
+def test_subgraph_of_a_gap_answer_shows_what_is_missing():
+    rows = [{"company": "Borealis Data Oy", "missing": ["Termination", "Force Majeure"]}]
+    g = build_subgraph(rows, build_evidence(rows, plan("gap", types=["Termination", "Force Majeure"])))
+    assert {(e["source"], e["target"], e["type"]) for e in g["edges"]} == {
+        ("company:Borealis Data Oy", "type:Termination", "MISSING"),
+        ("company:Borealis Data Oy", "type:Force Majeure", "MISSING")}
+
+
+# ---------------------------------------------------------------------------------------
+# the answer text
+
+def test_gap_answer_lists_each_company_with_spend_and_citation():
+    p = plan("gap", types=["Termination"], spend_min=200000)
+    rows = [{"company": "Acme Cloud GmbH", "spend": 300000.0}, {"company": "Cedar Health Ltd", "spend": 250000}]
+    answer = compose_answer(p, rows, build_evidence(rows, p))
+    assert answer == ("2 suppliers with latest spend above 200,000 lacking a Termination clause: "
+                      "Acme Cloud GmbH (spend 300,000) [S1]; Cedar Health Ltd (spend 250,000) [S2].")
+
+
+def test_gap_over_several_types_names_what_each_company_misses():
+    p = plan("gap", types=["Termination", "Liability"], type_match="any")
+    rows = [{"company": "Borealis Data Oy", "missing": ["Liability"]}]
+    answer = compose_answer(p, rows, build_evidence(rows, p))
+    assert "lacking any of a Termination and Liability clause" in answer      # "any": or, not and
+    assert answer.endswith(": Borealis Data Oy (missing Liability) [S1].")
+
+
+def test_nothing_found_is_said_plainly_without_evidence():
+    assert compose_answer(plan("gap", types=["Termination"]), [], []) == \
+        "None of the suppliers lacks a Termination clause (no company matched)."
+    assert compose_answer(plan("presence", types=["Liability"], companies=["Acme Cloud GmbH"]), [], []) == \
+        "No: Acme Cloud GmbH has no Liability clause (0 found)."
+    assert compose_answer(plan("relay", mode="relay", text="power outage", industries=["Healthcare"]), [], []) == \
+        'No clause of suppliers in Healthcare is about "power outage".'
+    assert compose_answer(plan("attribute_clauses", types=["Security"]), [], []) == \
+        "No Security clauses found for suppliers."
+
+
+def test_clause_answer_groups_by_company_and_cites_every_clause():
+    p = plan("attribute_clauses", types=["Data Protection"], industries=["Healthcare", "Technology"])
+    ev = build_evidence(CLAUSE_ROWS, p)
+    answer = compose_answer(p, CLAUSE_ROWS, ev)
+    assert answer.splitlines() == [
+        "3 Data Protection clauses from 2 suppliers in Healthcare/Technology:",
+        "- Acme Cloud GmbH: Privacy (Data Protection) [S1], Records (Data Protection) [S2]",
+        "- Cedar Health Ltd: Patient data (Data Protection) [S3]"]
+    assert cited(answer) == {e.ref for e in ev}
+
+
+def test_single_clause_answer_quotes_its_text():
+    p = plan("document_type", mode="document", types=["Data Protection"], companies=["Cedar Health Ltd"])
+    rows = CLAUSE_ROWS[2:]
+    answer = compose_answer(p, rows, build_evidence(rows, p))
+    assert answer == ("Cedar Health Ltd's agreement has 1 Data Protection clause:\n"
+                      'Cedar Health Ltd, CED-1 "Patient data" [S1]: Patient data never leaves the United Kingdom.')
+
+
+def test_search_answer_names_the_search_text():
+    p = plan("hybrid", mode="hybrid", text="processing records")
+    answer = compose_answer(p, CLAUSE_ROWS[:2], build_evidence(CLAUSE_ROWS[:2], p))
+    assert answer.splitlines()[0] == '2 clauses of suppliers match "processing records" (closest first):'
+
+
+def test_counts_and_sums():
+    rows = [{"company": "Acme Cloud GmbH", "spend": 300000}, {"company": "Acme Cloud GmbH", "spend": 300000},
+            {"company": "Borealis Data Oy", "spend": 150000.4}]
+    count = plan("count", types=["Force Majeure"], gap=True)
+    assert compose_answer(count, rows, build_evidence(rows, count)) == \
+        "2 suppliers lacking a Force Majeure clause. [S1] [S2]"
+    total = plan("sum_spend", spend_year=2024, countries=["Germany", "Finland"])
+    assert compose_answer(total, rows, build_evidence(rows, total)) == \
+        "The total 2024 spend of the 2 suppliers in Germany/Finland is 450,000. [S1] [S2]"
+    agreements = plan("count", count_unit="agreements", companies=["Acme Cloud GmbH"])
+    assert compose_answer(agreements, CLAUSE_ROWS, []) == "2 agreements (Acme Cloud GmbH)."
+
+
+def test_chinese_question_gets_a_chinese_answer():
+    p = plan("count", language="zh")
+    rows = [{"company": "Acme Cloud GmbH"}, {"company": "Borealis Data Oy"}]
+    assert compose_answer(p, rows, build_evidence(rows, p)) == "共有 2 家符合条件的供应商。 [S1] [S2]"
+    located = plan("companies", language="zh", countries=["Germany"])
+    answer = compose_answer(located, rows[:1], build_evidence(rows[:1], located))
+    assert answer == "1 家位于德国的供应商：Acme Cloud GmbH [S1]。"
+
+
+def test_unmapped_question_offers_suggestions_and_cites_nothing():
+    p = plan("unknown", mode="none", suggestions=["Which suppliers lack a termination clause?", "b", "c", "d"])
+    answer = compose_answer(p, [], [])
+    assert answer.startswith("I could not map this question")
+    assert answer.endswith("Which suppliers lack a termination clause? / b / c") and cited(answer) == set()

@@ -1,0 +1,151 @@
+"""The planner's routing table, the typed plan and the mode/intent enums, without a database.
+
+The planner reads an in-memory `Vocabulary` (the same dataclass the graph fills), so routing
+is checked end to end from the question's words; the questions avoid described clause types,
+which would need the embedding model.
+"""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from core.config import settings
+from core.errors import ClauseGraphError
+from core.graph.vocabulary import Vocabulary
+from core.retrieval import planner
+from core.retrieval.planner import ROUTES, SessionContext, plan_question
+from core.types import ASKABLE_MODES, RESULT_MODES, RETRIEVAL_MODES, Intent, Mode, Plan, PlanParams, Result
+
+VOCAB = Vocabulary(
+    companies=[
+        {"name": "Kestrel Logistics GmbH", "aliases": ["Kestrel"], "country": "Germany", "industry": "Logistics",
+         "cities": ["Hamburg"]},
+        {"name": "Belmira Payments SA", "aliases": [], "country": "France", "industry": "Financial Services",
+         "cities": ["Paris"]},
+    ],
+    agreements=[{"id": "SLA-001", "company": "Kestrel Logistics GmbH", "governing_law": "German"},
+                {"id": "SLA-002", "company": "Belmira Payments SA", "governing_law": "French"}],
+    clause_types=["Termination", "Liability", "Data Protection"],
+    spend_years=[2023, 2024],
+)
+
+# The routing policy: the first rule that applies wins, so this order is behaviour.
+EXPECTED_ORDER = (
+    "follow_up_neighbour", "no_agreement",
+    "named_count_agreements", "named_count_clauses", "named_gap", "named_neighbour", "named_presence",
+    "document_type", "document_topic", "document",
+    "type_gap", "type_presence", "attribute_clauses", "clause_type_topic", "clause_type",
+    "hybrid", "companies", "relay",
+)
+
+
+def test_route_table_is_read_in_its_documented_order():
+    assert tuple(r.name for r in ROUTES) == EXPECTED_ORDER
+    for rule in ROUTES:
+        assert rule.reason and rule.mode in RETRIEVAL_MODES, rule.name
+
+
+@pytest.mark.parametrize("question, intent, mode, rule", [
+    ("Which high-spend suppliers lack a termination clause?", "gap", "attribute", "type_gap"),
+    ("Show me the liability clauses of Kestrel.", "document_type", "document", "document_type"),
+    ("How many agreements does Kestrel have?", "count", "document", "named_count_agreements"),
+    ("Which companies have no agreement?", "no_agreement", "attribute", "no_agreement"),
+    ("Compare the termination clauses of all suppliers.", "clause_type", "clause_type", "clause_type"),
+    ("Which clauses mention 'thirty days'?", "hybrid", "hybrid", "hybrid"),
+    ("Does Belmira Payments SA have a termination clause?", "presence", "attribute", "named_presence"),
+    ("Which German suppliers have a data protection clause?", "presence", "attribute", "type_presence"),
+    ("Total 2024 spend of all suppliers", "sum_spend", "attribute", "companies"),
+])
+def test_questions_take_the_first_rule_that_applies(question, intent, mode, rule):
+    plan = plan_question(question, VOCAB)
+    assert (plan.intent, plan.mode) == (intent, mode)
+    route = next(r for r in ROUTES if r.name == rule)
+    assert plan.why == route.reason.format(direction="after")
+    facts = planner.inherit_context(planner.extract_facts(question, VOCAB), None)
+    assert planner.route(facts)[0].name == rule
+
+
+def test_route_parameters_are_typed_and_serialise_as_the_old_dict():
+    gap = plan_question("Which high-spend suppliers lack a termination clause?", VOCAB)
+    assert isinstance(gap.params, PlanParams)
+    assert gap.params.gap is True and gap.params.spend_min == settings().high_spend_threshold
+    # the JSON shape of the dict the planner built before PlanParams: always-present keys in
+    # this order, route-only keys (gap, text, count_unit ...) only when a route set them
+    assert gap.to_dict()["params"] == {
+        "companies": [], "sla_ids": [], "types": ["Termination"], "countries": [], "industries": [], "cities": [],
+        "governing_laws": [], "spend_min": settings().high_spend_threshold, "spend_max": None, "spend_year": 2024,
+        "date_from": None, "date_to": None, "type_match": "all", "gap": True}
+    assert list(gap.to_dict()["params"])[:13] == ["companies", "sla_ids", "types", "countries", "industries",
+                                                   "cities", "governing_laws", "spend_min", "spend_max",
+                                                   "spend_year", "date_from", "date_to", "type_match"]
+    presence = plan_question("Does Belmira Payments SA have a termination clause?", VOCAB).to_dict()["params"]
+    assert presence["gap"] is False, "a False route parameter is kept, only unset ones are left out"
+    hybrid = plan_question("Which clauses mention 'thirty days'?", VOCAB).to_dict()["params"]
+    assert hybrid["text"] == "thirty days" and "gap" not in hybrid and "count_unit" not in hybrid
+    count = plan_question("How many agreements does Kestrel have?", VOCAB).to_dict()["params"]
+    assert count["count_unit"] == "agreements" and count["companies"] == ["Kestrel Logistics GmbH"]
+    for p in (gap, plan_question("Total 2024 spend of all suppliers", VOCAB)):
+        assert PlanParams.from_dict(p.params.to_dict()) == p.params
+
+
+def test_plan_params_reject_unknown_keys():
+    with pytest.raises(ValueError, match="unknown plan parameter"):
+        PlanParams.from_dict({"companies": [], "colour": "red"})
+
+
+def test_follow_up_inherits_the_company_and_asks_for_the_neighbouring_clause():
+    ctx = SessionContext(companies=["Kestrel Logistics GmbH"], clause_ids=["SLA-001#3", "SLA-001#4"], turns=1)
+    plan = plan_question("What comes after it?", VOCAB, ctx)
+    assert (plan.intent, plan.mode) == (Intent.NEXT_CLAUSE, Mode.DOCUMENT)
+    assert plan.why == "asks for the clause after the clause just shown"
+    assert plan.params.anchor_ids == ["SLA-001#3"] and plan.params.direction == "after"
+    assert plan.linked["from_session"] == ["companies"]
+    # the same words without a session have nothing to refer to
+    assert plan_question("What comes after it?", VOCAB).intent != Intent.NEXT_CLAUSE
+
+
+def test_unmapped_question_gets_suggestions_and_a_forced_search_mode_searches_its_words():
+    plan = plan_question("blah blah", VOCAB)
+    assert (plan.intent, plan.mode) == (Intent.UNKNOWN, Mode.NONE)
+    assert len(plan.suggestions) == 5 and any("Kestrel Logistics GmbH" in s for s in plan.suggestions)
+    forced = plan_question("blah blah", VOCAB, forced_mode="relay")
+    assert (forced.intent, forced.mode) == (Intent.RELAY, Mode.RELAY)
+    assert forced.params.text == "blah blah" and forced.why.startswith("relay mode chosen")
+
+
+def test_mode_and_intent_round_trip_as_their_plain_strings():
+    for enum in (Mode, Intent):
+        for member in enum:
+            assert enum(member.value) is member
+            assert member == member.value and str(member) == member.value and f"{member}" == member.value
+            assert json.loads(json.dumps({"x": member})) == {"x": member.value}
+    assert [m.value for m in ASKABLE_MODES] == ["auto", "document", "clause_type", "attribute", "relay", "hybrid",
+                                                "text2cypher"]
+    assert [m.value for m in RESULT_MODES] == ["document", "clause_type", "attribute", "relay", "hybrid",
+                                               "text2cypher", "none"]
+    plan = Plan(intent="gap", mode="attribute")
+    assert plan.intent is Intent.GAP and plan.mode is Mode.ATTRIBUTE
+    with pytest.raises(ValueError):
+        Plan(intent="guess", mode="attribute")
+
+
+def test_result_serialises_its_plan_at_the_edge():
+    empty = Result(question="", mode=Mode.NONE)
+    assert empty.to_dict()["plan"] == {} and empty.to_dict()["mode"] == "none" and empty.intent is None
+    plan = plan_question("Which companies have no agreement?", VOCAB)
+    result = Result(question="q", mode=plan.mode, plan=plan)
+    d = json.loads(json.dumps(result.to_dict()))
+    assert d["plan"] == plan.to_dict() and d["plan"]["intent"] == "no_agreement" and d["mode"] == "attribute"
+    assert result.plan is plan, "serialising leaves the typed plan in place"
+
+
+def test_project_errors_share_one_root_and_keep_their_builtin_bases():
+    from core.evaluation.questions import QuestionsFormatError
+    from core.graph.db import DatabaseUnavailable
+    from core.retrieval.retrievers import RetrievalError
+    from core.taxonomy import TaxonomyError
+
+    for exc, builtin in ((QuestionsFormatError, ValueError), (TaxonomyError, ValueError),
+                         (DatabaseUnavailable, RuntimeError), (RetrievalError, RuntimeError)):
+        assert issubclass(exc, ClauseGraphError) and issubclass(exc, builtin), exc

@@ -1,0 +1,185 @@
+"""Provision-level multi-label typing (core.ingest.provisions) and its training command.
+
+Uses the committed artifact and the real embedding model; the training test trains on a tiny
+CUAD-format folder written to tmp (never the committed artifact).
+"""
+from __future__ import annotations
+
+import csv
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from core.evaluation.cuad import MAPPING
+from core.ingest.provisions import (ARTIFACT_BASE, ProvisionLabel, ProvisionModel, get_provision_classifier,
+                                    split_sentences, taxonomy_hash)
+from core.taxonomy import load_taxonomy
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _sentences(text: str) -> list[str]:
+    return [text[a:b] for a, b in split_sentences(text)]
+
+
+def test_sentence_splitter_keeps_legal_abbreviations_and_numbers_together():
+    text = ("This Agreement is governed by the laws of the State of New York, U.S.A., subject to Sec. 2.1 "
+            "of the Code. Acme Inc. shall pay the fees. See No. 5 and Art. 3 hereto.")
+    assert _sentences(text) == [
+        "This Agreement is governed by the laws of the State of New York, U.S.A., subject to Sec. 2.1 of the Code.",
+        "Acme Inc. shall pay the fees.",
+        "See No. 5 and Art. 3 hereto."]
+
+
+def test_sentence_splitter_enumerations_wraps_and_markers():
+    text = ("The Supplier shall:\n(a) deliver the goods on time; and\n(b) keep records of every\n"
+            "delivery for two years.\n\n1.\nDefinitions apply throughout. e.g. the term applies.\n"
+            "12.3 Notices. All notices must be in writing.")
+    got = _sentences(text)
+    assert got[0] == "The Supplier shall:"
+    assert got[1] == "(a) deliver the goods on time; and"
+    assert got[2] == "(b) keep records of every\ndelivery for two years."   # soft wrap kept inside
+    assert got[3].startswith("1.\nDefinitions apply throughout.")          # a lone marker joins its text
+    assert "e.g. the term applies." in " ".join(got)
+    assert got[-1] == "All notices must be in writing." and got[-2] == "12.3 Notices."
+    for a, b in split_sentences(text):
+        assert text[a:b] == text[a:b].strip() and a < b
+
+
+def test_long_run_on_sentence_is_cut_at_semicolons():
+    text = "; ".join(f"item {i} of the obligations of the Supplier under this Agreement" for i in range(30)) + "."
+    spans = split_sentences(text)
+    assert len(spans) > 1 and all(b - a <= 800 for a, b in spans)
+    assert "".join(text[a:b] for a, b in spans).replace(" ", "") == text.replace(" ", "").replace(";", ";")
+
+
+def test_artifact_loads_and_matches_the_taxonomy():
+    taxonomy = load_taxonomy()
+    clf = get_provision_classifier()
+    assert clf.types == [t.name for t in taxonomy if not t.is_catch_all]
+    assert not clf.stale and clf.model.meta["taxonomy_hash"] == taxonomy_hash(taxonomy)
+    for t in clf.types:
+        assert 0.0 < clf.review_floor(t) < clf.threshold(t) < 1.0
+    size = ARTIFACT_BASE.with_suffix(".npz").stat().st_size + ARTIFACT_BASE.with_suffix(".json").stat().st_size
+    assert size < 2 * 1024 * 1024
+    cv = clf.model.meta["cv"]
+    assert set(cv["presence"]["default"]) == set(MAPPING.values())   # out-of-fold figures stored
+    assert cv["mean_f1"]["default"] > cv["mean_f1"]["keyword"]
+
+
+MISC = ("Section 14.7 Miscellaneous.\n"
+        "Neither party may assign or transfer this Agreement without the prior written consent of the other "
+        "party. All notices under this Agreement shall be in writing and delivered to the addresses above. "
+        "This Agreement shall be governed by and construed in accordance with the laws of the State of "
+        "Delaware, U.S.A., without regard to its conflict of laws principles. The headings are for "
+        "convenience only.")
+
+
+def test_governing_law_inside_miscellaneous_is_found_with_offsets():
+    clf = get_provision_classifier()
+    labels = clf.label("Miscellaneous", MISC)
+    assert all(isinstance(lab, ProvisionLabel) for lab in labels)
+    by_type = {lab.type: lab for lab in labels if lab.confident}
+    assert "Governing Law" in by_type and "Assignment" in by_type, labels
+    gl = by_type["Governing Law"]
+    assert MISC[gl.start:gl.end] == gl.sentence and "laws of the State of Delaware" in gl.sentence
+    assert gl.method == "sentence" and gl.confidence >= clf.threshold("Governing Law")
+    assert "assign" in by_type["Assignment"].sentence
+    for lab in labels:  # every label, confident or for review, carries exact evidence offsets
+        assert MISC[lab.start:lab.end] == lab.sentence
+        assert lab.confident == (lab.confidence >= clf.threshold(lab.type))
+        assert lab.confidence >= clf.review_floor(lab.type)
+    assert [lab.confidence for lab in labels] == sorted((lab.confidence for lab in labels), reverse=True)
+
+
+def test_label_many_matches_label_and_heading_only_evidence():
+    clf = get_provision_classifier()
+    items = [("Miscellaneous", MISC), ("Insurance", ""),
+             ("Payment", "The Customer shall pay each invoice within thirty days of receipt."),
+             ("Definitions", '"Products" means the goods listed in Exhibit A.')]
+    many = clf.label_many(items)
+    assert many[0] == clf.label(*items[0])
+    heading = [lab for lab in many[1] if lab.type == "Insurance"]
+    assert heading and heading[0].method == "heading" and (heading[0].start, heading[0].end) == (0, 0)
+    assert heading[0].sentence == ""
+    assert "Payment" in {lab.type for lab in many[2] if lab.confident}
+    assert not [lab for lab in many[3] if lab.confident]   # a definition is no provision type (Other)
+    assert clf.label_many([]) == [] and clf.label("", "") == []
+
+
+def test_missing_artifact_is_a_clear_error(tmp_path):
+    from core.ingest.provisions import ProvisionModelError
+
+    with pytest.raises(ProvisionModelError, match="train-classifier"):
+        ProvisionModel.load(tmp_path / "nothing")
+
+
+# ------------------------------------------------------------------ training on a tiny CUAD folder
+
+_CONTRACT = """{name} SUPPLY AGREEMENT
+
+This Supply Agreement is entered into by {name} Corp. and Buyer Ltd.
+
+1. Definitions
+"Products" means the goods listed in Exhibit A.
+
+2. Termination
+{tfc}
+
+3. Miscellaneous
+{law} Neither party may assign this Agreement without the prior written consent of the other party.
+All notices shall be in writing.
+"""
+
+
+def write_tiny_cuad(root: Path, n: int = 6) -> Path:
+    (root / "contracts").mkdir(parents=True)
+    columns = sorted(set(MAPPING))
+    with (root / "labels.csv").open("w", encoding="utf-8", newline="") as fh, \
+            (root / "excerpts.jsonl").open("w", encoding="utf-8") as ex:
+        w = csv.writer(fh)
+        w.writerow(["file", "contract_type", *columns])
+        for i in range(n):
+            name = f"Vendor{i}"
+            law = f"This Agreement is governed by the laws of the State of {['Texas', 'Ohio', 'Utah'][i % 3]}."
+            has_law, has_tfc = i % 3 != 2, i % 2 == 0
+            tfc = ("Either party may terminate this Agreement for convenience upon thirty days written notice."
+                   if has_tfc else "This Agreement ends on the fifth anniversary of its signature.")
+            file = f"{name} Supply Agreement.txt"
+            (root / "contracts" / file).write_text(
+                _CONTRACT.format(name=name, tfc=tfc, law=law if has_law else ""), encoding="utf-8")
+            answers = {c: "No" for c in columns}
+            answers["Governing Law"] = law.split("State of ")[1].rstrip(".") if has_law else ""
+            answers["Termination for Convenience"] = "Yes" if has_tfc else "No"
+            answers["Anti-Assignment"] = "Yes"
+            w.writerow([file, "Supply", *(answers[c] for c in columns)])
+            for cat, text, on in (("Governing Law", law, has_law), ("Termination for Convenience", tfc, has_tfc),
+                                  ("Anti-Assignment", "Neither party may assign this Agreement", True)):
+                if on:
+                    ex.write(json.dumps({"file": file, "category": cat, "text": text}) + "\n")
+    return root
+
+
+def test_train_command_on_tiny_cuad_writes_a_loadable_artifact(tmp_path):
+    root = write_tiny_cuad(tmp_path / "cuad")
+    out = tmp_path / "model" / "provisions"
+    env = dict(os.environ, CLAUSEGRAPH_EVAL_CACHE_DIR=str(tmp_path / "cache"))
+    run = subprocess.run([sys.executable, "-m", "core", "train-classifier", "--cuad", str(root), "--out", str(out),
+                          "--folds", "3", "--json"], capture_output=True, text=True, env=env, cwd=ROOT, timeout=600)
+    assert run.returncode == 0, run.stderr
+    cv = json.loads(run.stdout)
+    assert set(cv["presence"]["default"]) == set(MAPPING.values())
+    assert cv["presence"]["default"]["Governing Law"]["support"] == 4
+    assert out.with_suffix(".npz").is_file() and list((tmp_path / "cache").glob("provision-sentences-*.npz"))
+    model = ProvisionModel.load(out)
+    assert model.meta["contracts"] == 6 and model.meta["folds"] == 3 and model.meta["dataset"] == "cuad"
+    clf = get_provision_classifier(out)
+    labels = clf.label("Miscellaneous", "This Agreement is governed by the laws of the State of Texas.")
+    assert labels and labels[0].type == "Governing Law"
+    bad = subprocess.run([sys.executable, "-m", "core", "train-classifier", "--cuad", str(tmp_path / "missing")],
+                         capture_output=True, text=True, env=env, cwd=ROOT, timeout=120)
+    assert bad.returncode == 2 and "not found" in bad.stderr

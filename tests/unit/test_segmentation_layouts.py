@@ -1,0 +1,185 @@
+"""Segmentation of the layouts real filings use (EDGAR / CUAD style), on small synthetic texts.
+
+No database: these exercise core.ingest.splitter / headings / cleaning directly. Every text
+here is written for the test; none is copied from a contract.
+"""
+from __future__ import annotations
+
+from core.ingest.splitter import split_contract
+
+
+def titles(text: str) -> list[str]:
+    return [c.title for c in split_contract(text).clauses]
+
+
+FILLER = "The parties shall act in good faith and keep records of what they do under it. "
+
+
+def page_line(*parts: str) -> str:
+    """One page of a filing on a single line, as EDGAR text exports often have it."""
+    line = " ".join(parts)
+    assert len(line) > 800, "a page line must be far longer than a paragraph"
+    return line
+
+
+# --------------------------------------------------------------------------- heading styles
+
+def test_all_caps_headings_without_numbers():
+    text = ("SUPPLY AGREEMENT\n\nThis agreement is made between A and B.\n\nDELIVERY\n\n" + FILLER +
+            "\n\nPAYMENT TERMS\n\n" + FILLER + "\n\nGOVERNING LAW\n\nThe laws of New York apply.\n")
+    result = split_contract(text)
+    assert [c.title for c in result.clauses] == ["DELIVERY", "PAYMENT TERMS", "GOVERNING LAW"]
+    assert result.title == "SUPPLY AGREEMENT" and result.segmentation == "headings"
+
+
+def test_section_keyword_with_dotted_numbers_and_run_in_titles():
+    text = ("Section 12.1 Fees. Customer pays the fees.\nSection 12.2 Taxes. Customer pays taxes.\n"
+            "Section 12.3 Governing Law. This Agreement is governed by Delaware law.\n")
+    assert [(c.title, c.text) for c in split_contract(text).clauses] == [
+        ("Fees", "Customer pays the fees."), ("Taxes", "Customer pays taxes."),
+        ("Governing Law", "This Agreement is governed by Delaware law.")]
+
+
+def test_roman_articles_keep_their_sections_inside():
+    text = ("ARTICLE XI FEES\nSection 11.1 Invoices. Monthly invoices.\nSection 11.2 Late Payment. Interest.\n\n"
+            "ARTICLE XII TERMINATION\nSection 12.1 Term. Two years.\nSection 12.2 Breach. On notice.\n")
+    clauses = split_contract(text).clauses
+    assert [c.title for c in clauses] == ["FEES", "TERMINATION"]
+    assert "Section 11.2 Late Payment. Interest." in clauses[0].text
+
+
+def test_bare_numbered_headings_as_in_filings():
+    text = ("1 Supply of Goods\n\n1.1 The Supplier will deliver the goods ordered.\n\n"
+            "1.2 The Buyer will inspect each delivery.\n\n2 Prices\n\n2.1 Prices are fixed for a year.\n\n"
+            "3 Governing Law\n\n3.1 The laws of Ohio apply.\n")
+    clauses = split_contract(text).clauses
+    assert [c.title for c in clauses] == ["Supply of Goods", "Prices", "Governing Law"]
+    assert "1.2 The Buyer will inspect each delivery." in clauses[0].text
+
+
+def test_a_lone_bare_number_line_is_not_a_heading():
+    text = "1. Delivery\nGoods arrive within:\n30 Days\nof the order.\n\n2. Payment\nNet 30.\n"
+    assert titles(text) == ["Delivery", "Payment"]
+
+
+def test_point_zero_numbering_is_the_section_level():
+    text = ("1.0 DEFINITIONS.\n1.1 \"Goods\" means the products.\n\n2.0 SCOPE. This covers supply.\n"
+            "2.1 The Supplier supplies.\n\n3.0 PAYMENT. Net 30.\n3.1 Invoices are monthly.\n")
+    clauses = split_contract(text).clauses
+    assert [c.title for c in clauses] == ["DEFINITIONS", "SCOPE", "PAYMENT"]
+    assert [c.level for c in clauses] == [1, 1, 1]
+
+
+def test_lettered_roman_and_deep_numbered_sub_clauses_stay_inside():
+    text = ("1. Obligations\n1.1 Supplier Duties. The Supplier shall:\n(a) deliver on time;\n"
+            "(b) keep stock, including:\n(i) spare parts; and\n(ii) consumables;\n"
+            "1.1.2 Reports. Monthly.\n\n2. Payment\n(a) Net 30.\n(b) In euros.\n")
+    clauses = split_contract(text).clauses
+    assert [c.title for c in clauses] == ["Obligations", "Payment"]
+    for line in ("(a) deliver on time;", "(ii) consumables;", "1.1.2 Reports. Monthly."):
+        assert line in clauses[0].text
+
+
+# --------------------------------------------------------------------------- page-long lines (EDGAR)
+
+def test_run_in_headings_inside_page_long_lines():
+    page1 = page_line("SERVICES AGREEMENT This agreement is made by A and B. The parties agree as follows:",
+                      "1. Services. The Supplier provides the services.", FILLER * 5,
+                      "2. Payment. The Customer pays within thirty days.", FILLER * 5)
+    page2 = page_line("3. Term. This Agreement runs for two years.", FILLER * 6,
+                      "4. Governing Law. This Agreement is governed by the laws of Ohio.", FILLER * 3)
+    clauses = split_contract(page1 + "\n\n" + page2 + "\n").clauses
+    assert [c.title for c in clauses] == ["Services", "Payment", "Term", "Governing Law"]
+    assert clauses[3].text.startswith("This Agreement is governed by the laws of Ohio.")
+
+
+def test_all_caps_run_in_section_followed_by_numbered_paragraph():
+    page = page_line("The parties agree as follows:", "1. SUPPLY 1.1 The Supplier supplies the goods.", FILLER * 4,
+                     "2. SALES AND MARKETING 2.1 The Buyer markets the goods.", FILLER * 4,
+                     "3. TERMINATION 3.1 Either party may terminate on notice.", FILLER * 2)
+    clauses = split_contract(page).clauses
+    assert [c.title for c in clauses] == ["SUPPLY", "SALES AND MARKETING", "TERMINATION"]
+    assert clauses[1].text.startswith("2.1 The Buyer markets the goods.")
+
+
+def test_section_references_inside_a_page_line_do_not_split():
+    page = page_line("1. Payment. Fees are due as set out in Section 4.2 below and Exhibit 10.1 PRICES.",
+                     FILLER * 5, "2. Term. Two years.", FILLER * 5)
+    clauses = split_contract(page).clauses
+    assert [c.title for c in clauses] == ["Payment", "Term"]
+    assert "Section 4.2 below and Exhibit 10.1 PRICES." in clauses[0].text
+
+
+def test_running_head_glued_to_page_lines_is_removed_and_reported():
+    pages = [page_line("CONFIDENTIAL", f"{n}. Part {n}. The {n}th part of the agreement.", FILLER * 10)
+             for n in range(1, 6)]
+    text = "\n\nSource: ACME CORP, 10-K, 1/2/2020\n\n".join(pages) + "\n"
+    result = split_contract(text)
+    assert titles(text) == ["Part 1", "Part 2", "Part 3", "Part 4", "Part 5"]
+    assert "CONFIDENTIAL" in result.furniture_removed
+    assert all("CONFIDENTIAL" not in c.text and "Source:" not in c.text for c in result.clauses)
+
+
+# --------------------------------------------------------------------------- exhibits, contents, furniture
+
+def test_exhibits_and_schedules_end_the_last_section():
+    text = ("Exhibit 10.1\n\nSUPPLY AGREEMENT\n\n1. Supply\nThe Supplier supplies.\n\n2. Notices\nIn writing.\n\n"
+            "EXHIBIT A\nPRICE LIST\nWidgets cost ten dollars.\n\nSchedule 2 - Delivery Locations\nOhio and Texas.\n")
+    clauses = split_contract(text).clauses
+    assert [c.title for c in clauses] == ["Supply", "Notices", "EXHIBIT A", "Schedule 2 Delivery Locations"]
+    assert clauses[1].text == "In writing."
+    assert "Widgets cost ten dollars." in clauses[2].text
+
+
+def test_a_list_of_exhibits_is_not_clauses():
+    text = ("1. Supply\nThe Supplier supplies.\n\n2. Exhibits\nThe following are attached:\n\nExhibit A\n"
+            "Exhibit B\n\nThe exhibits form part of this agreement.\n")
+    assert titles(text) == ["Supply", "Exhibits"]
+
+
+def test_filing_style_table_of_contents_is_not_clauses():
+    text = ("TABLE OF CONTENTS\n\nARTICLE I DEFINITIONS 1\nARTICLE II SUPPLY 4\nARTICLE III TERM 9\n\n"
+            "ARTICLE I DEFINITIONS\nWords.\n\nARTICLE II SUPPLY\nGoods.\n\nARTICLE III TERM\nTime.\n")
+    result = split_contract(text)
+    assert [(c.title, c.text) for c in result.clauses] == [
+        ("DEFINITIONS", "Words."), ("SUPPLY", "Goods."), ("TERM", "Time.")]
+
+
+def test_redaction_marker_lines_are_furniture_but_inline_markers_stay():
+    text = "1. Prices\nThe price is [***] per unit.\n\n[***]\n\n2. Volumes\n[ * * * ]\nAt least 100 units.\n"
+    result = split_contract(text)
+    assert [c.text for c in result.clauses] == ["The price is [***] per unit.", "At least 100 units."]
+    assert "[***]" in result.furniture_removed
+
+
+# --------------------------------------------------------------------------- paragraph fallback
+
+def test_paragraph_fallback_merges_short_blocks_and_splits_long_ones():
+    long_block = " ".join(f"Sentence number {i} says the supplier keeps its promise number {i}." for i in range(80))
+    text = ("LETTER AGREEMENT\n\nDear Sirs,\n\n" + long_block + "\n\nThis letter is governed by the laws of "
+            "Texas and any dispute goes to the courts of Austin, which the parties accept for all purposes "
+            "connected with it and with the services described above in this letter agreement.\n\n"
+            "Yours,\n\nA. Buyer\n")
+    result = split_contract(text)
+    assert result.segmentation == "paragraphs" and result.title == "LETTER AGREEMENT"
+    assert "paragraph block" in result.warning
+    clauses = result.clauses
+    assert [c.position for c in clauses] == list(range(1, len(clauses) + 1))
+    assert len(clauses) >= 3 and all(len(c.text) <= 2600 for c in clauses)
+    assert clauses[0].text.startswith("Dear Sirs,")              # the short greeting joins the next block
+    assert clauses[-1].text.endswith("A. Buyer")                  # short closing lines join the last one
+    assert all(c.heading == "" and c.level == 1 and c.title for c in clauses)
+    assert any("laws of Texas" in c.text for c in clauses)
+    assert all("LETTER AGREEMENT" not in c.text for c in clauses)
+    # nothing is lost
+    joined = " ".join(" ".join(c.text.split()) for c in clauses)
+    assert "Sentence number 79 says" in joined and "Sentence number 0 says" in joined
+
+
+def test_headings_that_cover_little_of_a_long_text_fall_back_to_paragraphs():
+    prose = "\n\n".join(f"Paragraph {i}. " + FILLER * 6 for i in range(12))
+    text = prose + "\n\n1. Signatures\nSigned.\n\n2. Witnesses\nWitnessed.\n"
+    result = split_contract(text)
+    assert result.segmentation == "paragraphs"
+    assert "cover only" in result.warning
+    assert any("Paragraph 0." in c.text for c in result.clauses)
