@@ -1,4 +1,4 @@
-"""A seedable generator of a large, realistic supplier-contract corpus (DESIGN §3 folder format).
+"""A seedable generator of a large, realistic supplier-contract corpus (the corpus-folder format of docs/DATA_MODEL.md).
 
 Why generated: the benchmark needs tens of thousands of agreements with the shape of real
 ones (varied countries, industries, cities, spend years, heading styles, clauses that say

@@ -77,6 +77,23 @@ class Evidence:
     score: float | None = None
     confidence: float | None = None
     position: int | None = None
+    # (start, end) offsets in `text` of the sentence that carries `clause_type` (None: the
+    # whole clause), so a card can highlight it; `clause_types`: every confident type of the clause
+    highlight: tuple[int, int] | None = None
+    clause_types: list[str] | None = None
+    # company-level gap evidence: missing types with only low-confidence evidence, and those clauses
+    review_only: list[str] | None = None
+    review_clause_ids: list[str] | None = None
+
+    @property
+    def highlighted(self) -> tuple[str, str, str] | None:
+        """(before, sentence, after) of `text` around the highlight, for a card to mark it."""
+        if not self.text or not self.highlight:
+            return None
+        a, b = self.highlight
+        if not (0 <= a < b <= len(self.text)):
+            return None
+        return self.text[:a], self.text[a:b], self.text[b:]
 
 
 # PlanParams fields every serialised plan carries (even when empty), in today's JSON order;

@@ -135,8 +135,11 @@ def render_evidence(result, idx: int) -> None:
                     bits.append(f"score {_num(ev.score)}")
                 st.markdown(" · ".join(bits))
                 if ev.text:
+                    parts = ev.highlighted
+                    if parts:   # the sentence that carries the type, marked in the card
+                        st.markdown(f"> {parts[1]}")
                     with st.expander(f"Full text of {ev.clause_id}"):
-                        st.markdown(ev.text)
+                        st.markdown(f"{parts[0]}**{parts[1]}**{parts[2]}" if parts else ev.text)
             else:  # a company-level answer (e.g. a gap): show what the row says about it
                 row = company_rows.get(ev.company) or {}
                 bits = [str(row[k]) for k in ("country", "industry") if row.get(k)]

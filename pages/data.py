@@ -79,10 +79,16 @@ with upload_tab:
 # ---- classification review -------------------------------------------------------------
 with review_tab:
     queue = ctx.call(service.review_queue)
-    st.markdown(f"**{len(queue)}** clause(s) below the review threshold (manual corrections are never listed).")
+    for w in ctx.call(service.segmentation_warnings):
+        st.warning(f"{w['company']}: {w['sla_id']} ({w['source_file']}) has no recognisable section headings; "
+                   "it was split by paragraphs.", icon=":material/warning:")
+    st.markdown(f"**{len(queue)}** clause(s) below the review threshold or with low-confidence evidence "
+                "(manual corrections are never listed).")
     if queue:
         df = pd.DataFrame([{"clause": q["clause_id"], "company": q["company"], "title": q["title"], "type": q["type"],
-                            "confidence": q["confidence"], "runner-up": q.get("runner_up")} for q in queue])
+                            "confidence": q["confidence"], "runner-up": q.get("runner_up"),
+                            "low-confidence evidence": ", ".join(f"{x['type']} {x['confidence']:.2f}"
+                                                                 for x in q.get("review") or [])} for q in queue])
         st.dataframe(df, hide_index=True, height=260)
         ids = [q["clause_id"] for q in queue]
         by_id = {q["clause_id"]: q for q in queue}
@@ -93,11 +99,13 @@ with review_tab:
             st.markdown(f"**{item['title']}** · {item['company']} · {item['sla_id']}")
             st.markdown(item.get("text") or "")
         names = ctx.type_names()
-        new_type = st.selectbox("Correct type", names, index=names.index(item["type"]) if item["type"] in names else 0,
-                                key=f"review_type_{pick}")
+        current = [t for t in (item.get("types") or [item["type"]]) if t in names]
+        new_types = st.multiselect("Correct types (one or several)", names, default=current or names[:1],
+                                   key=f"review_type_{pick}")
+        new_type = ", ".join(new_types)
         if st.button("Save correction", key="review_save", icon=":material/check:"):
             try:
-                ctx.call(service.correct_clause_type, pick, new_type)
+                ctx.call(service.correct_clause_types, pick, new_types)
             except ValueError as exc:
                 st.error(str(exc))
             else:

@@ -51,6 +51,13 @@ worst, worst_count = report.most_often_missing
 m4.metric("Most often missing", worst or "—", f"{worst_count} companies" if worst_count else None,
           delta_color="off")
 
+for warning in report.segmentation_warnings:
+    st.warning(warning, icon=":material/warning:")
+if report.review_cells:
+    st.info("? marks a missing type with only low-confidence evidence: "
+            + "; ".join(f"{c['company']}, {c['type']}: {', '.join(c['clause_ids'])}" for c in report.review_cells)
+            + " (see the Data page's review queue).", icon=":material/rule:")
+
 rows = report.shown_rows(only_gaps)
 if not rows:
     st.success("No company matches these filters." if not report.rows else "No gaps: every company has every required type.")

@@ -25,7 +25,7 @@ LEGIT = FIXTURES / "guard_legit.jsonl"
 
 logging.getLogger("neo4j.notifications").setLevel(logging.ERROR)
 
-# --- a tiny graph in the shape of DESIGN §2 (test data, so its Cypher lives here) ---------------
+# --- a tiny graph in the shape of docs/DATA_MODEL.md (test data, so its Cypher lives here) ---------------
 DIM = 384  # the default embedding model's dimension; the test adapts to an existing index
 
 COMPANIES = [

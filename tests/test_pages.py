@@ -244,7 +244,7 @@ def test_data_page_upload_zip_review_and_stats(demo, db):
     sla, pos = pick.split("#")
     truth = json.loads((DEMO / "expected.json").read_text(encoding="utf-8"))[sla][int(pos) - 1]["type"]
     assert at.selectbox(key="review_clause").value == pick
-    at.selectbox(key=f"review_type_{pick}").set_value(truth)
+    at.multiselect(key=f"review_type_{pick}").set_value([truth])
     next(b for b in at.button if b.key == "review_save").click().run()
     no_problems(at)
     after = {c["clause_id"]: c for c in service.agreement_clauses(sla)}

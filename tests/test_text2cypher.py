@@ -325,7 +325,7 @@ def test_api_key_never_in_errors_or_log(demo, llm, tmp_path):
 
 
 # ---------------------------------------------------------------------------------------
-# regression set of past failures (seed 002 §5.3)
+# regression set of past failures (kept so they never come back)
 
 def _regression():
     return [json.loads(line) for line in REGRESSION.read_text(encoding="utf-8").splitlines() if line.strip()]

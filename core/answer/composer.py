@@ -21,7 +21,8 @@ def build_evidence(rows: list[dict], plan: Plan) -> list[Evidence]:
                 continue
             seen.add(key)
             out.append(Evidence(ref=f"S{len(out) + 1}", company=row.get("company"),
-                                score=_f(row.get("spend"))))
+                                score=_f(row.get("spend")), review_only=row.get("review_only") or None,
+                                review_clause_ids=row.get("review_clause_ids") or None))
         else:
             key = ("clause", row.get("clause_id"))
             if key in seen:
@@ -31,10 +32,19 @@ def build_evidence(rows: list[dict], plan: Plan) -> list[Evidence]:
                                 clause_id=row.get("clause_id"), clause_title=row.get("clause_title"),
                                 clause_type=row.get("clause_type"), text=row.get("text"),
                                 score=_f(row.get("score")), confidence=_f(row.get("confidence")),
-                                position=row.get("position")))
+                                position=row.get("position"), highlight=span_of(row),
+                                clause_types=row.get("clause_types")))
         if len(out) >= MAX_EVIDENCE:
             break
     return out
+
+
+def span_of(row: dict) -> tuple[int, int] | None:
+    """The evidence sentence's offsets when the row carries a valid span within its text."""
+    a, b, text = row.get("span_start"), row.get("span_end"), row.get("text") or ""
+    if isinstance(a, int) and isinstance(b, int) and 0 <= a < b <= len(text):
+        return (a, b)
+    return None
 
 
 def _f(v):
@@ -251,8 +261,8 @@ def compose_answer(plan: Plan, rows: list[dict], evidence: list[Evidence]) -> st
             items.append(f"{e.company} ({extra}) [{e.ref}]" if extra else f"{e.company} [{e.ref}]")
         what = _subject(plan, tname, scope, lang)
         if lang == "zh":
-            return f"{len(items)} 家{what}：" + "；".join(items) + "。"
-        return f"{len(items)} {what}: " + "; ".join(items) + "."
+            return f"{len(items)} 家{what}：" + "；".join(items) + "。" + _review_note(evidence, lang)
+        return f"{len(items)} {what}: " + "; ".join(items) + "." + _review_note(evidence, lang)
 
     # clause answers
     by_company: dict[str, list[Evidence]] = {}
@@ -276,6 +286,21 @@ def compose_answer(plan: Plan, rows: list[dict], evidence: list[Evidence]) -> st
         e = evidence[0]
         return f"{head}\n{e.company}, {e.sla_id} \"{e.clause_title}\" [{e.ref}]: {_lead(e.text, 400)}"
     return head + "\n" + "\n".join(f"- {line}" for line in lines)
+
+
+def _review_note(evidence: list[Evidence], lang: str) -> str:
+    """A gap that is "only low-confidence evidence", not "no clause": said apart, with the
+    clauses to review, so an analyst does not chase a gap the contract may not have."""
+    notes = []
+    for e in evidence:
+        if e.review_only:
+            types = _join([_type_label(t, lang) for t in e.review_only], lang if lang == "zh" else "list")
+            ids = ", ".join(e.review_clause_ids or [])
+            notes.append(f"{e.company}：{types}仅有低置信度证据，待复核（{ids}）" if lang == "zh" else
+                         f"{e.company} has only low-confidence evidence of {types} (for review: {ids})")
+    if not notes:
+        return ""
+    return (" 其中" + "；".join(notes) + "。") if lang == "zh" else (" Of these, " + "; ".join(notes) + ".")
 
 
 def _lead(text: str | None, limit: int = 240) -> str:

@@ -99,7 +99,7 @@ def _run_classify(args) -> int:
 def _add_questions(eval_sub) -> None:
     p = eval_sub.add_parser("questions", help="gold questions over a corpus: answer, routing and mode "
                                               "accuracy (the corpus is loaded into the evaluation Neo4j)")
-    p.add_argument("corpus", help="corpus folder (DESIGN §3 format)")
+    p.add_argument("corpus", help="corpus folder (format: docs/DATA_MODEL.md)")
     p.add_argument("questions", help="JSON lines: id, question, intent, mode, expected")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.set_defaults(func=_run_questions)

@@ -1,4 +1,4 @@
-"""`python -m core ingest|demo|review|stats`."""
+"""`python -m core ingest|demo|review|reclassify|stats`."""
 from __future__ import annotations
 
 import json
@@ -26,9 +26,15 @@ def register(sub) -> None:
     p = sub.add_parser("review", help="list low-confidence clause classifications, or correct one")
     p.add_argument("--threshold", type=float, default=None)
     p.add_argument("--limit", type=int, default=100)
-    p.add_argument("--set", nargs=2, metavar=("CLAUSE_ID", "TYPE"), help="correct a clause's type (method: manual)")
+    p.add_argument("--set", nargs="+", metavar="CLAUSE_ID TYPE",
+                   help="correct a clause's types: CLAUSE_ID TYPE [TYPE ...] (method: manual, kept on re-ingest)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=run_review)
+
+    p = sub.add_parser("reclassify", help="re-type the stored clauses with the current taxonomy and models "
+                                          "(no re-embedding; manual corrections kept)")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.set_defaults(func=run_reclassify)
 
     p = sub.add_parser("stats", help="graph statistics")
     p.set_defaults(func=run_stats)
@@ -96,11 +102,13 @@ def run_review(args) -> int:
     from core.ingest.pipeline import low_confidence_clauses, set_clause_type
 
     if args.set:
+        if len(args.set) < 2:
+            raise UserError("--set needs a clause id and at least one type")
         try:
-            row = set_clause_type(args.set[0], args.set[1])
+            row = set_clause_type(args.set[0], args.set[1:])
         except ValueError as exc:
             raise UserError(str(exc)) from exc
-        print(f"{row['clause_id']} is now {row['type']} (method: manual)")
+        print(f"{row['clause_id']} is now {', '.join(row['types'])} (method: manual)")
         return 0
     rows = low_confidence_clauses(args.threshold, args.limit)
     if args.json:
@@ -109,8 +117,22 @@ def run_review(args) -> int:
     if not rows:
         print("No low-confidence clauses.")
     for r in rows:
+        review = ", ".join(f"{x['type']}? {x['confidence']:.2f}" for x in r.get("review") or [])
         print(f"{r['clause_id']:<14} {r['confidence']:.2f} {r['type']:<16} (runner-up {r['runner_up'] or '-'}) "
-              f"{r['company']}: {r['title'][:60]}")
+              f"{r['company']}: {(r['title'] or '')[:60]}" + (f"  [low-confidence: {review}]" if review else ""))
+    return 0
+
+
+def run_reclassify(args) -> int:
+    from core.service.data import reclassify
+
+    report = reclassify()
+    if args.json:
+        print(json.dumps(report.to_dict(), indent=2))
+        return 0
+    print(f"Re-typed {report.clauses - report.manual_kept} clauses ({report.changed} changed types), "
+          f"kept {report.manual_kept} manual corrections, refreshed {report.companies} companies "
+          f"in {report.seconds:.1f} s.")
     return 0
 
 

@@ -2,7 +2,7 @@
 
 LLM output (text2cypher) and user-typed Cypher pass through `CypherGuard` before they reach
 Neo4j; tests also run the project's own templates through it. It stacks independent gates
-(seed 002 §3.3, DESIGN §7) so that one blind spot does not let a write through:
+so that one blind spot does not let a write through:
 
 1. one non-empty statement;
 2. a lexical pass on tokens (comments, strings and backticks understood, Unicode look-alikes

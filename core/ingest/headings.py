@@ -1,4 +1,4 @@
-"""Recognize one line as a section heading of a contract (DESIGN §3).
+"""Recognize one line as a section heading of a contract (format: docs/DATA_MODEL.md).
 
 Each line is tested against the heading styles contracts use (Markdown `#`, "1." / "2.3" /
 "12 Title" numbering, Article/Section/Clause keywords, Chinese 第X条 / 一、 / （一）, lettered

@@ -30,9 +30,11 @@ from core.graph.queries import admin as qa
 from core.graph.queries import ingest as q
 from core.graph.schema import ensure_schema
 from core.ingest import classifier as classifier_module
-from core.ingest import cleaning, headings, splitter
+from core.ingest import cleaning, headings, provisions, splitter
 from core.ingest import drafts as draft_types
-from core.ingest.classifier import REVIEW_THRESHOLD, Classification, get_classifier
+from core.ingest import typing as typing_module
+from core.ingest.classifier import REVIEW_THRESHOLD
+from core.ingest.typing import ClauseTyper, ClauseTypes, TypeLabel, get_clause_typer
 from core.ingest.drafts import ClauseDraft, SplitResult
 from core.ingest.reading import AgreementRow, Corpus, read_corpus
 from core.taxonomy import load_taxonomy, taxonomy_path, type_names
@@ -132,18 +134,9 @@ def reset_graph(db: Database) -> None:
 
 # -------------------------------------------------------------------------- one agreement in flight
 
-@dataclass
-class ClauseTyping:
-    """The type a clause is written with: the classifier's verdict, or a reviewer's correction."""
-
-    type: str
-    confidence: float
-    method: str                  # the classifier's method, or "manual"
-    runner_up: str | None = None
-
-    @property
-    def needs_review(self) -> bool:
-        return self.method != "manual" and self.confidence < REVIEW_THRESHOLD
+# The types a clause is written with (the typer's verdict, or a reviewer's correction): several
+# confident labels with evidence spans, plus review-only candidates. See core/ingest/typing.py.
+ClauseTyping = ClauseTypes
 
 
 @dataclass
@@ -161,8 +154,8 @@ class PendingAgreement:
     previous: dict | None = None          # the graph's row (hash, company, version) when replacing
     clause_vectors: np.ndarray | None = None   # embed stage: one row per draft
     sla_vector: np.ndarray | None = None
-    classifications: list[Classification] = field(default_factory=list)  # classify stage: one per draft
-    typings: list[ClauseTyping] = field(default_factory=list)             # resolve stage: one per draft
+    classifications: list[ClauseTypes] = field(default_factory=list)  # classify stage: one per draft
+    typings: list[ClauseTypes] = field(default_factory=list)          # resolve stage: one per draft
 
     @property
     def sla_id(self) -> str:
@@ -183,7 +176,10 @@ class PendingAgreement:
 # -------------------------------------------------------------------------- the stages
 
 def ingest_corpus(root: Path | str, db: Database | None = None, reset: bool = False,
-                  progress: Progress | None = None, embedder=None, classifier=None) -> IngestReport:
+                  progress: Progress | None = None, embedder=None, classifier=None,
+                  typer: ClauseTyper | None = None) -> IngestReport:
+    """`classifier`: a section classifier to type with (joined with the provision model);
+    `typer`: a whole ClauseTyper instead (both default to the committed models)."""
     db = db or get_database()
     root = Path(root)
     progress = progress or (lambda stage, done, total: None)
@@ -192,13 +188,13 @@ def ingest_corpus(root: Path | str, db: Database | None = None, reset: bool = Fa
 
     corpus = _read(root, report)
     embedder = embedder or get_embedder()
-    classifier = classifier or get_classifier("hybrid")
-    content_tags = (getattr(embedder, "model_name", "?"), _pipeline_version(classifier))
+    typer = typer or (ClauseTyper(classifier) if classifier is not None else get_clause_typer())
+    content_tags = (getattr(embedder, "model_name", "?"), _pipeline_version(typer))
     _prepare_graph(db, corpus, embedder.dimension, reset)
     _write_business_data(db, corpus, report)
     pending = _changed_agreements(db, corpus, content_tags, report, progress)
     vectors = _embed(pending, embedder, report, progress)
-    _classify(pending, classifier, vectors, report)
+    _classify(pending, typer, vectors, report)
     _resolve_types(db, pending)
 
     t0 = time.perf_counter()
@@ -314,11 +310,11 @@ def _embed(pending: list[PendingAgreement], embedder, report: IngestReport, prog
     return vectors
 
 
-def _classify(pending: list[PendingAgreement], classifier, vectors: np.ndarray, report: IngestReport) -> None:
-    """One classification per clause, in one call over all clauses (the classifier works in batches)."""
+def _classify(pending: list[PendingAgreement], typer: ClauseTyper, vectors: np.ndarray, report: IngestReport) -> None:
+    """The types of every clause, in one call over all clauses (both classifiers work in batches)."""
     t0 = time.perf_counter()
     items = [(d.title, d.text) for p in pending for d in p.drafts]
-    labels = classifier.classify_many(items, vectors) if items else []
+    labels = typer.type_many(items, vectors) if items else []
     offset = 0
     for p in pending:
         p.classifications = list(labels[offset:offset + len(p.drafts)])
@@ -329,17 +325,16 @@ def _classify(pending: list[PendingAgreement], classifier, vectors: np.ndarray, 
 def _resolve_types(db: Database, pending: list[PendingAgreement]) -> None:
     """The type each clause is written with: a reviewer's correction of an unchanged clause text
     survives the re-ingest of its agreement; everything else takes the classifier's verdict."""
-    manual: dict[tuple[str, str], str] = {}
+    manual: dict[tuple[str, str], list[str]] = {}
     replaced_ids = [p.sla_id for p in pending if p.previous]
     if replaced_ids:
         for r in db.read(q.MANUAL_TYPES_OF_AGREEMENTS, {"ids": replaced_ids}):
-            manual[(r["sla_id"], r["text_hash"])] = r["type"]
+            manual[(r["sla_id"], r["text_hash"])] = list(r["types"])
     for p in pending:
         p.typings = []
         for d, c in zip(p.drafts, p.classifications):
             corrected = manual.get((p.sla_id, _text_hash(d.text)))
-            typing = (ClauseTyping(corrected, 1.0, "manual", c.runner_up) if corrected is not None
-                      else ClauseTyping(c.type, float(c.confidence), c.method, c.runner_up))
+            typing = ClauseTypes.manual_types(corrected, c.runner_up) if corrected else c
             p.typings.append(typing)
             p.report.low_confidence += int(typing.needs_review)
 
@@ -381,16 +376,33 @@ def _text_hash(text: str) -> str:
 
 def _clause_rows(p: PendingAgreement) -> list[dict]:
     rows = []
-    for d, c, typing, vector in zip(p.drafts, p.classifications, p.typings, p.clause_vectors):
+    for d, typing, vector in zip(p.drafts, p.typings, p.clause_vectors):
         rows.append({
-            "id": f"{p.sla_id}#{d.position}", "sla_id": p.sla_id, "type": typing.type,
-            "confidence": typing.confidence, "method": typing.method, "embedding": vector.tolist(),
+            "id": f"{p.sla_id}#{d.position}", "sla_id": p.sla_id, "embedding": vector.tolist(),
             "props": {"title": d.title, "text": d.text, "position": d.position, "heading": d.heading,
-                      "summary": _summary(d.text), "type_confidence": typing.confidence,
-                      "needs_review": typing.needs_review, "runner_up": c.runner_up,
-                      "text_hash": _text_hash(d.text), "type": typing.type},
+                      "summary": _summary(d.text), "text_hash": _text_hash(d.text), **typing_props(typing)},
         })
     return rows
+
+
+def typing_props(typing: ClauseTypes) -> dict:
+    """The clause properties that restate its typing (what reads of one node need quickly)."""
+    return {"type": typing.type, "types": typing.types, "type_confidence": typing.primary.confidence,
+            "needs_review": typing.needs_review, "runner_up": typing.runner_up}
+
+
+def _edge(clause_id: str, lab: TypeLabel, primary: bool | None = None) -> dict:
+    row = {"clause_id": clause_id, "type": lab.type, "confidence": lab.confidence, "method": lab.method,
+           "evidence_start": lab.start, "evidence_end": lab.end}
+    if primary is not None:
+        row["primary"] = primary
+    return row
+
+
+def type_edge_rows(clause_id: str, typing: ClauseTypes) -> tuple[list[dict], list[dict]]:
+    """OF_TYPE rows (one per confident type, the first marked primary) and MAY_BE rows."""
+    of_type = [_edge(clause_id, lab, i == 0) for i, lab in enumerate(typing.labels)]
+    return of_type, [_edge(clause_id, lab) for lab in typing.review]
 
 
 def _sla_row(p: PendingAgreement) -> dict:
@@ -405,12 +417,13 @@ def _sla_row(p: PendingAgreement) -> dict:
 
 
 # Sources whose change alters how contracts are split, cleaned or typed.
-_VERSIONED_MODULES = (classifier_module, splitter, headings, draft_types, cleaning)
+_VERSIONED_MODULES = (classifier_module, provisions, typing_module, splitter, headings, draft_types, cleaning)
 
 
-def _pipeline_version(classifier) -> str:
-    """Changes when the splitter, classifier or taxonomy change, so re-ingest redoes affected work."""
-    parts = [type(classifier).__name__]
+def _pipeline_version(typer: ClauseTyper) -> str:
+    """Changes when the splitter, classifiers, provision model or taxonomy change, so re-ingest
+    redoes affected work (a retrained model re-types every agreement)."""
+    parts = [typer.version]
     for mod in _VERSIONED_MODULES:
         try:
             parts.append(inspect.getsource(mod))
@@ -497,10 +510,18 @@ def _write_agreements(db: Database, batch: list[PendingAgreement]) -> int:
     clause_rows = [_clause_rows(p) for p in batch]
     clauses = [row for rows in clause_rows for row in rows]
     nexts = [{"a": rows[i]["id"], "b": rows[i + 1]["id"]} for rows in clause_rows for i in range(len(rows) - 1)]
+    of_type, may_be = [], []
+    for p, rows in zip(batch, clause_rows):
+        for row, typing in zip(rows, p.typings):
+            edges, reviews = type_edge_rows(row["id"], typing)
+            of_type += edges
+            may_be += reviews
     db.write_many([
         (q.DELETE_CLAUSES_OF_AGREEMENTS, {"ids": [p.sla_id for p in batch]}),
         (q.UPSERT_AGREEMENTS, {"rows": [_sla_row(p) for p in batch]}),
         (q.CREATE_CLAUSES, {"rows": clauses}),
+        (q.CREATE_OF_TYPE, {"rows": of_type}),
+        (q.CREATE_MAY_BE, {"rows": may_be}),
         (q.CREATE_NEXT, {"rows": nexts}),
     ])
     return len(clauses)
@@ -516,18 +537,98 @@ def graph_counts(db: Database | None = None) -> dict:
 
 
 def low_confidence_clauses(threshold: float | None = None, limit: int = 500, db: Database | None = None) -> list[dict]:
-    return (db or get_database()).read(q.LOW_CONFIDENCE_CLAUSES, {
-        "threshold": REVIEW_THRESHOLD if threshold is None else threshold, "limit": limit})
+    """The review queue: clauses whose automatic primary type is below `threshold`, or which
+    hold low-confidence evidence of a type (`review`: type, confidence, evidence offsets)."""
+    return (db or get_database()).read(q.LOW_CONFIDENCE_CLAUSES, {"threshold": threshold, "limit": limit})
 
 
-def set_clause_type(clause_id: str, type_name: str, db: Database | None = None) -> dict:
-    """A reviewer's correction; stored with method 'manual' and kept on re-ingest."""
-    if type_name not in type_names():
-        raise ValueError(f"unknown clause type {type_name!r}; choose one of {', '.join(type_names())}")
+def set_clause_type(clause_id: str, type_name: str | list[str], db: Database | None = None) -> dict:
+    """A reviewer's correction to one type or several (`set_clause_types`)."""
+    return set_clause_types(clause_id, [type_name] if isinstance(type_name, str) else list(type_name), db)
+
+
+def set_clause_types(clause_id: str, type_names_: list[str], db: Database | None = None) -> dict:
+    """A reviewer's types for a clause: they replace its automatic types and review candidates,
+    are stored with method 'manual' and are kept on re-ingest and reclassify."""
+    known = type_names()
+    chosen = list(dict.fromkeys(t for t in type_names_ if t))
+    if not chosen:
+        raise ValueError("choose at least one clause type")
+    unknown = [t for t in chosen if t not in known]
+    if unknown:
+        raise ValueError(f"unknown clause type {unknown[0]!r}; choose one of {', '.join(known)}")
     db = db or get_database()
-    rows = db.write(q.SET_CLAUSE_TYPE_MANUAL, {"clause_id": clause_id, "type": type_name})
+    typing = ClauseTypes.manual_types(chosen)
+    edges, _ = type_edge_rows(clause_id, typing)
+    rows = db.write(q.SET_CLAUSE_TYPES_MANUAL, {"clause_id": clause_id, "edges": edges,
+                                                "props": {k: v for k, v in typing_props(typing).items()
+                                                          if k != "runner_up"}})
     if not rows:
         raise ValueError(f"no clause with id {clause_id!r}")
     db.write(q.REFRESH_COUNTS_OF_CLAUSE_OWNER, {"clause_id": clause_id, "review_threshold": REVIEW_THRESHOLD})
     _after_ingest()
-    return rows[0]
+    return {"clause_id": rows[0]["clause_id"], "type": typing.type, "types": typing.types}
+
+
+@dataclass
+class ReclassifyReport:
+    clauses: int = 0
+    changed: int = 0          # clauses whose confident types changed
+    manual_kept: int = 0
+    companies: int = 0
+    seconds: float = 0.0
+
+    def to_dict(self) -> dict:
+        return dict(self.__dict__)
+
+
+RECLASSIFY_BATCH = 500
+
+
+def reclassify(db: Database | None = None, typer: ClauseTyper | None = None,
+               progress: Progress | None = None) -> ReclassifyReport:
+    """Re-type every stored clause with the current taxonomy and models, from the stored text
+    and embedding (no re-embedding), keeping manual corrections; then refresh the per-company
+    counts. For a taxonomy edit or a retrained model without a full re-ingest."""
+    db = db or get_database()
+    typer = typer or get_clause_typer()
+    progress = progress or (lambda stage, done, total: None)
+    t0 = time.perf_counter()
+    report = ReclassifyReport()
+    db.write(q.UPSERT_CLAUSE_TYPES, {"rows": [
+        {"name": t.name, "description": t.description, "description_zh": t.description_zh}
+        for t in load_taxonomy()]})
+    ids = [r["id"] for r in db.read(q.ALL_CLAUSE_IDS)]
+    for i in range(0, len(ids), RECLASSIFY_BATCH):
+        _reclassify_batch(db, typer, ids[i:i + RECLASSIFY_BATCH], report)
+        progress("classify", min(i + RECLASSIFY_BATCH, len(ids)), len(ids))
+    companies = [r["name"] for r in db.read(q.ALL_COMPANY_NAMES)]
+    for i in range(0, len(companies), COMPANIES_PER_REFRESH):
+        db.write(q.REFRESH_COMPANY_COUNTS, {"companies": companies[i:i + COMPANIES_PER_REFRESH],
+                                            "review_threshold": REVIEW_THRESHOLD})
+    report.companies = len(companies)
+    report.seconds = round(time.perf_counter() - t0, 3)
+    _after_ingest()
+    return report
+
+
+def _reclassify_batch(db: Database, typer: ClauseTyper, ids: list[str], report: ReclassifyReport) -> None:
+    rows = db.read(q.CLAUSES_FOR_RECLASSIFY, {"ids": ids})
+    auto = [r for r in rows if not r["manual"]]
+    vectors = np.asarray([r["embedding"] for r in auto], dtype=np.float32) if auto else None
+    typings = typer.type_many([(r["title"], r["text"]) for r in auto], vectors) if auto else []
+    updates, of_type, may_be = [], [], []
+    for r, typing in zip(auto, typings):
+        edges, reviews = type_edge_rows(r["id"], typing)
+        of_type += edges
+        may_be += reviews
+        updates.append({"id": r["id"], "props": typing_props(typing)})
+        report.changed += int(sorted(typing.types) != sorted(r["types"] or []))
+    report.clauses += len(rows)
+    report.manual_kept += len(rows) - len(auto)
+    db.write_many([
+        (q.DELETE_AUTOMATIC_TYPE_EDGES, {"ids": [u["id"] for u in updates]}),
+        (q.SET_CLAUSE_PROPS, {"rows": updates}),
+        (q.CREATE_OF_TYPE, {"rows": of_type}),
+        (q.CREATE_MAY_BE, {"rows": may_be}),
+    ])

@@ -1,4 +1,4 @@
-"""Read a corpus folder (DESIGN §3) into validated rows and decoded contract texts.
+"""Read a corpus folder (format: docs/DATA_MODEL.md) into validated rows and decoded contract texts.
 
 Pure Python, no database: the ingest orchestration writes what this returns. Bad input
 never raises; each rejected or repaired item becomes a `Problem` naming the file and line,

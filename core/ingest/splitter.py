@@ -1,4 +1,4 @@
-"""Split a contract into clauses at its section headings (DESIGN §3).
+"""Split a contract into clauses at its section headings (format: docs/DATA_MODEL.md).
 
 The splitter works on lines. `core.ingest.headings` tests each line against the heading
 styles contracts use and gives it a *rank* (smaller = shallower). Candidates then go

@@ -9,7 +9,7 @@ the embedding finds the one that says the same thing differently ("either party 
 this agreement" for termination). Reciprocal rank fusion needs no score calibration between
 the two; the linear fusion re-scores every candidate with exact cosine and a normalized
 BM25, which uses the score gaps RRF throws away (see `core/evaluation/acord.py` for which
-one wins where). The per-agreement cap (seed 001: at most 2 chunks per document) keeps one
+one wins where). The per-agreement cap (at most 2 chunks per document by default) keeps one
 long agreement from crowding every other supplier out of the evidence.
 """
 from __future__ import annotations
@@ -54,7 +54,7 @@ theirs them then there these they this those through to too under until up very 
 what when where which while who whom why will with would you your yours
 about say says said tell show find list give me please any all each
 """.split())
-# Chinese function words and question scaffolding (seed 001's list, extended).
+# Chinese function words and question scaffolding (a common list, extended).
 ZH_STOPWORDS = frozenset("""
 请 根据 笔记 简要 回答 哪些 什么 内容 一下 我的 有哪些 是什么 的 了 和 与 及 或 是 在 有 对 把 被
 为 以 于 中 等 这 那 这些 那些 哪个 如何 怎么 怎样 关于 以及 还有 吗 呢 吧 啊 其 之 所有 一个 告诉
@@ -72,7 +72,7 @@ _jieba = None
 
 
 def _segment_chinese(run: str) -> list[str]:
-    """jieba words of one run of Chinese characters (seed 001: jieba, not n-grams)."""
+    """jieba words of one run of Chinese characters (jieba words, not character n-grams: they match real terms)."""
     global _jieba
     with _jieba_lock:
         if _jieba is None:

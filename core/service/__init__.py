@@ -20,8 +20,9 @@ from __future__ import annotations
 
 from core.service import auth
 from core.service.asking import ALL_MODES, ask, plan_only
-from core.service.data import (MAX_UPLOAD_BYTES, PreparedUpload, UnsafeArchive, correct_clause_type, ingest,
-                               prepare_upload, review_queue)
+from core.service.data import (MAX_UPLOAD_BYTES, PreparedUpload, UnsafeArchive, correct_clause_type,
+                               correct_clause_types, ingest, prepare_upload, reclassify, review_queue,
+                               segmentation_warnings)
 from core.service.explore import (NODE_LABELS, CompanyFacets, agreement_clauses, clause_type_names, company_facets,
                                   graph_stats, label_counts, list_agreements, list_clause_types, list_companies,
                                   neighbourhood, spend_years)
@@ -36,7 +37,7 @@ from core.service.status import Status, database_status, llm_status
 __all__ = [
     "auth", "ALL_MODES", "ask", "plan_only",
     "MAX_UPLOAD_BYTES", "PreparedUpload", "UnsafeArchive", "correct_clause_type", "ingest", "prepare_upload",
-    "review_queue",
+    "review_queue", "correct_clause_types", "reclassify", "segmentation_warnings",
     "NODE_LABELS", "CompanyFacets", "agreement_clauses", "clause_type_names", "company_facets", "graph_stats",
     "label_counts", "list_agreements", "list_clause_types", "list_companies", "neighbourhood", "spend_years",
     "EvaluationOverview", "EvaluationRun", "LatestRun", "RequestLogSummary", "evaluation_overview",

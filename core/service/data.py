@@ -8,7 +8,7 @@ from core.ingest.uploads import (MAX_UPLOAD_BYTES, UnsafeArchive, find_corpus_ro
                                  save_uploaded_files)
 
 __all__ = ["MAX_UPLOAD_BYTES", "UnsafeArchive", "PreparedUpload", "prepare_upload", "ingest", "review_queue",
-           "correct_clause_type"]
+           "correct_clause_type", "correct_clause_types", "reclassify", "segmentation_warnings"]
 
 
 @dataclass
@@ -47,3 +47,25 @@ def correct_clause_type(clause_id: str, type_name: str) -> dict:
     from core.ingest.pipeline import set_clause_type
 
     return set_clause_type(clause_id, type_name)
+
+
+def correct_clause_types(clause_id: str, type_names: list[str]) -> dict:
+    """A reviewer's types for a clause (one or several); they replace the automatic ones."""
+    from core.ingest.pipeline import set_clause_types
+
+    return set_clause_types(clause_id, type_names)
+
+
+def reclassify(progress=None):
+    """Re-type the stored clauses with the current taxonomy and models (see pipeline.reclassify)."""
+    from core.ingest.pipeline import reclassify as run
+
+    return run(progress=progress)
+
+
+def segmentation_warnings() -> list[dict]:
+    """Agreements split by paragraphs (no recognisable headings): their types are less certain."""
+    from core.graph.db import get_database
+    from core.graph.queries import reports as qr
+
+    return get_database().read(qr.PARAGRAPH_SEGMENTED_AGREEMENTS)

@@ -29,6 +29,15 @@ class GapRow:
     counts: dict[str, int]
     low_confidence: dict[str, int]
     missing: list[str]
+    # of the missing types, those with only low-confidence evidence: type -> clause ids to review
+    review: dict[str, list[str]] = field(default_factory=dict)
+    paragraph_slas: list[str] = field(default_factory=list)   # agreements split by paragraphs
+
+    def state(self, type_name: str) -> str:
+        """"present", "review" (only low-confidence evidence) or "none" (no clause of the type)."""
+        if self.counts.get(type_name, 0) > 0:
+            return "present"
+        return "review" if self.review.get(type_name) else "none"
 
 
 @dataclass
@@ -43,6 +52,18 @@ class GapReport:
     @property
     def companies_with_gaps(self) -> list[GapRow]:
         return [r for r in self.rows if r.missing]
+
+    @property
+    def review_cells(self) -> list[dict]:
+        """Missing cells with low-confidence evidence: what a reviewer should look at first."""
+        return [{"company": r.company, "type": t, "clause_ids": ids}
+                for r in self.rows for t, ids in r.review.items()]
+
+    @property
+    def segmentation_warnings(self) -> list[str]:
+        """Agreements without recognisable headings: split by paragraphs, types less certain."""
+        return [f"{r.company}: {sla} has no recognisable section headings; it was split by paragraphs"
+                for r in self.rows for sla in r.paragraph_slas]
 
     @property
     def spend_at_risk(self) -> float:
@@ -63,11 +84,13 @@ class GapReport:
     def totals(self) -> dict:
         return {"companies": len(self.rows), "companies_with_gaps": len(self.companies_with_gaps),
                 "spend_at_risk": self.spend_at_risk,
-                "missing_by_type": {t: sum(1 for r in self.rows if t in r.missing) for t in self.required}}
+                "missing_by_type": {t: sum(1 for r in self.rows if t in r.missing) for t in self.required},
+                "review_by_type": {t: sum(1 for r in self.rows if t in r.review) for t in self.required}}
 
     def to_dict(self) -> dict:
         return {"required": self.required, "filters": self.filters, "spend_year": self.spend_year,
-                "totals": self.totals(), "rows": [r.__dict__ for r in self.rows]}
+                "totals": self.totals(), "rows": [r.__dict__ for r in self.rows],
+                "review": self.review_cells, "warnings": self.segmentation_warnings}
 
     def to_csv(self) -> str:
         import csv
@@ -76,25 +99,38 @@ class GapReport:
         buf = io.StringIO()
         w = csv.writer(buf)
         w.writerow(["company", "country", "industry", f"spend_{self.spend_year or 'latest'}", "agreements"]
-                   + [f"{t} clauses" for t in self.required] + ["missing"])
+                   + [f"{t} clauses" for t in self.required] + ["missing", "low-confidence evidence only"])
         for r in self.rows:
             w.writerow([r.company, r.country or "", r.industry or "", "" if r.spend is None else f"{r.spend:.2f}",
-                        r.agreements] + [r.counts.get(t, 0) for t in self.required] + ["; ".join(r.missing)])
+                        r.agreements] + [r.counts.get(t, 0) for t in self.required] + ["; ".join(r.missing)]
+                       + ["; ".join(f"{t}: {' '.join(ids)}" for t, ids in r.review.items())])
         return buf.getvalue()
 
     def to_markdown(self) -> str:
         t = self.totals()
         head = (f"# Compliance gaps\n\nRequired clause types: {', '.join(self.required)}. "
                 f"{t['companies_with_gaps']} of {t['companies']} companies have gaps; "
-                f"spend at risk: {t['spend_at_risk']:,.0f}.\n\n")
+                f"spend at risk: {t['spend_at_risk']:,.0f}. "
+                "? marks a missing type with only low-confidence evidence (listed for review).\n\n")
+        head += "".join(f"> Warning: {w}\n" for w in self.segmentation_warnings) + (
+            "\n" if self.segmentation_warnings else "")
         cols = ["Company", "Country", "Industry", "Spend"] + self.required + ["Missing"]
         lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
         for r in self.rows:
             cells = [r.company, r.country or "", r.industry or "", "" if r.spend is None else f"{r.spend:,.0f}"]
-            cells += [("✗ 0" if r.counts.get(ty, 0) == 0 else f"✓ {r.counts[ty]}") for ty in self.required]
+            cells += [_markdown_cell(r, ty) for ty in self.required]
             cells.append(", ".join(r.missing) or "—")
             lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
-        return head + "\n".join(lines) + "\n"
+        review = [f"- {c['company']}, {c['type']}: {', '.join(c['clause_ids'])}" for c in self.review_cells]
+        tail = ("\n## Low-confidence evidence only (review)\n\n" + "\n".join(review) + "\n") if review else ""
+        return head + "\n".join(lines) + "\n" + tail
+
+
+def _markdown_cell(r: GapRow, t: str) -> str:
+    state = r.state(t)
+    if state == "present":
+        return f"✓ {r.counts[t]}"
+    return f"? 0 ({len(r.review[t])} to review)" if state == "review" else "✗ 0"
 
 
 def gap_report(required: list[str] | tuple = DEFAULT_REQUIRED, countries=(), industries=(), cities=(),
@@ -126,14 +162,29 @@ def gap_report(required: list[str] | tuple = DEFAULT_REQUIRED, countries=(), ind
     report = GapReport(required=list(required), spend_year=spend_year, cypher=cypher, params=params,
                        filters={"countries": list(countries), "industries": list(industries), "cities": list(cities),
                                 "min_spend": min_spend, "max_spend": max_spend})
+    review_cells = []
     for r in rows:
         counts = {c["type"]: int(c["count"]) for c in r["cells"]}
         low = {c["type"]: int(c["low_confidence"]) for c in r["cells"]}
+        review_cells += [{"company": r["company"], "type": c["type"]} for c in r["cells"]
+                         if int(c["count"]) == 0 and int(c.get("review") or 0) > 0]
         report.rows.append(GapRow(company=r["company"], country=r["country"], industry=r["industry"],
                                   spend=None if r["spend"] is None else float(r["spend"]),
                                   agreements=int(r["agreements"]), sla_ids=list(r["sla_ids"]), counts=counts,
-                                  low_confidence=low, missing=[t for t in required if counts.get(t, 0) == 0]))
+                                  low_confidence=low, missing=[t for t in required if counts.get(t, 0) == 0],
+                                  paragraph_slas=list(r.get("paragraph_slas") or [])))
+    _attach_review_clauses(db, report, review_cells)
     return report
+
+
+def _attach_review_clauses(db: Database, report: GapReport, cells: list[dict]) -> None:
+    """The clause ids behind each "only low-confidence evidence" cell (only those cells are read)."""
+    if not cells:
+        return
+    for row in db.read(qr.REVIEW_CLAUSES, {"cells": cells}):
+        gap_row = report.row(row["company"])
+        if gap_row is not None and row["clause_ids"]:
+            gap_row.review[row["type"]] = list(row["clause_ids"])
 
 
 # ---------------------------------------------------------------------------------------
@@ -158,7 +209,8 @@ class GapHeatmap:
 
 def gap_heatmap(rows: list[GapRow], required: list[str]) -> GapHeatmap:
     counts = [[r.counts.get(t, 0) for t in required] for r in rows]
-    labels = [[("✗ missing" if r.counts.get(t, 0) == 0 else
+    labels = [[("✗ missing" if r.state(t) == "none" else
+                f"? review {len(r.review[t])}" if r.state(t) == "review" else
                 f"{r.counts[t]}" + (f" ({r.low_confidence.get(t, 0)} low conf.)" if r.low_confidence.get(t) else ""))
                for t in required] for r in rows]
     zmax = max(2, max((max(row) for row in counts if row), default=0))
@@ -172,7 +224,8 @@ def gap_heatmap(rows: list[GapRow], required: list[str]) -> GapHeatmap:
 def _table_cell(r: GapRow, t: str) -> str:
     n = r.counts.get(t, 0)
     if n == 0:
-        return "✗ missing"
+        ids = r.review.get(t)
+        return f"? low-confidence only: {', '.join(ids)}" if ids else "✗ missing"
     low = r.low_confidence.get(t, 0)
     return f"✓ {n}" + (f" ⚠ {low} low-confidence" if low else "")
 

@@ -1,9 +1,9 @@
 """Real node names for the Cypher-writing model, and repairs of the values it chose.
 
-Seed 000: recall candidate nodes *before* generation, so the model writes names that exist
+Candidate nodes are recalled *before* generation, so the model writes names that exist
 (companies by full-text over `company_names` and fuzzy matching, clause types by keyword and
-meaning, countries/industries/cities/governing laws from the graph's own values). Seed 002
-§4.3: when a query finds nothing, first normalize the names in its parameters (case, accents,
+meaning, countries/industries/cities/governing laws from the graph's own values). When a query
+finds nothing, first normalize the names in its parameters (case, accents,
 aliases, "USA" vs "United States"), then relax exact matches to CONTAINS.
 """
 from __future__ import annotations

@@ -2,8 +2,8 @@
 
 A generated query names its columns as it likes (`co.name`, `supplier`, a whole node), so
 the columns are mapped onto the evidence fields by name and shape; clauses that came back
-as ids only get their full text fetched (DESIGN §6: evidence always carries the full clause
-text). Lines are de-duplicated and capped at `MAX_ITEMS` (seed 002 §3.4).
+as ids only get their full text fetched (evidence always carries the full clause text, see
+docs/DATA_MODEL.md). Lines are de-duplicated and capped at `MAX_ITEMS` so the answer prompt stays small.
 """
 from __future__ import annotations
 
@@ -127,7 +127,8 @@ def rows_to_evidence(rows: list[dict], db: Database) -> tuple[list[Evidence], li
                 clause_id=f["clause_id"], clause_title=f.get("clause_title") or extra.get("clause_title"),
                 clause_type=f.get("clause_type") or extra.get("clause_type"),
                 text=f.get("text") if isinstance(f.get("text"), str) and f.get("text") else extra.get("text"),
-                confidence=_num(extra.get("confidence")), position=extra.get("position")))
+                confidence=_num(extra.get("confidence")), position=extra.get("position"),
+                clause_types=extra.get("clause_types"), highlight=_span(extra)))
         elif f.get("company") or f.get("sla_id"):
             evidence.append(Evidence(ref=ref, company=f.get("company") or owners.get(f.get("sla_id")),
                                      sla_id=f.get("sla_id")))
@@ -135,6 +136,12 @@ def rows_to_evidence(rows: list[dict], db: Database) -> tuple[list[Evidence], li
             evidence.append(Evidence(ref=ref, text=line))
         lines.append(line)
     return evidence, lines
+
+
+def _span(row: dict) -> tuple[int, int] | None:
+    """The primary type's evidence sentence, when the fetched clause row carries one."""
+    a, b, text = row.get("span_start"), row.get("span_end"), row.get("text") or ""
+    return (a, b) if isinstance(a, int) and isinstance(b, int) and 0 <= a < b <= len(text) else None
 
 
 def _num(v):

@@ -1,7 +1,7 @@
 """A small chat client for any OpenAI-compatible endpoint (OpenAI, vLLM, Ollama, LiteLLM...).
 
 Why our own retry loop instead of the SDK's: every retry has to be counted (the request log
-records retries, seed 000's "retry rate"), bounded, and reported without ever echoing the API
+records retries so the retry rate can be watched), bounded, and reported without ever echoing the API
 key. The SDK's own retries are switched off. Without `OPENAI_MODEL` and a key or base URL,
 `settings().llm_configured` is False and nothing here is used: the product runs offline.
 """

@@ -1,6 +1,6 @@
-"""Text2Cypher: an LLM writes the query, the guard vets it, the graph answers (DESIGN §7).
+"""Text2Cypher: an LLM writes the query, the guard vets it, the graph answers (rules: docs/DATA_MODEL.md).
 
-Pipeline (seed 002): schema summary + dynamic few-shot + recalled candidate names -> the
+Pipeline: schema summary + dynamic few-shot + recalled candidate names -> the
 model's JSON {"cypher", "params"} -> names in params normalized against the graph ->
 `CypherGuard.run` (EXPLAIN, read-only, allow-lists, schema check and direction fix, LIMIT
 cap, READ transaction with timeout) -> on refusal, error or no rows: relax exact matches,

@@ -1,10 +1,10 @@
 """Prompts of the Text2Cypher pipeline and the checks on what comes back.
 
-Cypher prompt, five parts (seed 002 §3.1): role, task, schema, few-shot, output rules. The
+Cypher prompt, five parts: role, task, schema, few-shot, output rules. The
 model answers with JSON {"cypher": ..., "params": {...}}. Clause text never reaches this
 prompt, so nothing written inside a contract can steer which query runs.
 
-Answer prompt (seed 002 §4.2, seed 001): the evidence is DATA between delimiters, never
+Answer prompt: the evidence is DATA between delimiters, never
 instructions; the answer may use only the evidence, must cite [Sn], and must say when the
 graph cannot answer. `check_citations` removes any [Sn] that is not in the evidence.
 """

@@ -116,6 +116,12 @@ def build_summary(db: Database) -> SchemaSummary:
     hints = ["Query hints:",
              "- Clause types: (c:Clause)-[:OF_TYPE]->(t:ClauseType) with t.name IN $types; "
              "use OF_TYPE to find clause types, never guess them from the title.",
+             "- A clause can have several types (one OF_TYPE edge each; exactly one has primary: true, "
+             "c.types lists them all): return each clause once (RETURN DISTINCT, or match the edge "
+             "{primary: true} when no type is asked for); r.evidence_start/r.evidence_end locate the "
+             "sentence that carries the type in c.text.",
+             "- (c:Clause)-[:MAY_BE]->(t:ClauseType) is low-confidence evidence only: it never counts as "
+             "having a clause of that type; use it only to list clauses to review.",
              "- A company's clauses: (co:Company)-[:HAS_SLA]->(s:SLA)-[:HAS_CLAUSE]->(c:Clause).",
              "- Clause order inside an agreement: c.position, and (c1:Clause)-[:NEXT]->(c2:Clause).",
              "- Missing clauses (gaps): WHERE NOT EXISTS { MATCH (co)-[:HAS_SLA]->(:SLA)-[:HAS_CLAUSE]->(:Clause)"

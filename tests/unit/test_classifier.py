@@ -1,4 +1,4 @@
-"""Clause-type taxonomy and classifiers (DESIGN.md section 4).
+"""Clause-type taxonomy and classifiers (docs/DATA_MODEL.md, data/clause_types.json).
 
 The held-out set (tests/fixtures/classification_heldout.jsonl) was written independently of
 the examples in data/clause_types.json. Rows flagged `ambiguous` mix topics or carry no usable

@@ -34,11 +34,13 @@ OPTIONAL MATCH (co:Company)-[:HAS_SLA]->(s)
 RETURN s.id AS id, s.content_hash AS hash, s.version AS version, co.name AS company
 """
 
-# Manual type corrections survive re-ingestion: keyed by agreement and clause text hash.
+# Manual type corrections survive re-ingestion: keyed by agreement and clause text hash. The
+# primary type first, so the reviewer's first choice stays the clause's primary type.
 MANUAL_TYPES_OF_AGREEMENTS = """
 UNWIND $ids AS id
 MATCH (s:SLA {id: id})-[:HAS_CLAUSE]->(c:Clause)-[r:OF_TYPE {method: 'manual'}]->(t:ClauseType)
-RETURN s.id AS sla_id, c.text_hash AS text_hash, t.name AS type
+WITH s, c, r, t ORDER BY coalesce(r.primary, false) DESC, t.name
+RETURN s.id AS sla_id, c.text_hash AS text_hash, collect(t.name) AS types
 """
 
 DELETE_CLAUSES_OF_AGREEMENTS = """
@@ -62,11 +64,28 @@ MERGE (co)-[:HAS_SLA]->(s)
 CREATE_CLAUSES = """
 UNWIND $rows AS r
 MATCH (s:SLA {id: r.sla_id})
-MATCH (t:ClauseType {name: r.type})
 CREATE (c:Clause {id: r.id})
 SET c += r.props, c.embedding = r.embedding
 CREATE (s)-[:HAS_CLAUSE]->(c)
-CREATE (c)-[:OF_TYPE {confidence: r.confidence, method: r.method}]->(t)
+"""
+
+# One OF_TYPE edge per confident type of a clause (exactly one with primary: true), and one
+# MAY_BE edge per type with only low-confidence evidence. evidence_start/evidence_end: offsets
+# of the sentence that carries the type in the clause text (null: the whole clause).
+CREATE_OF_TYPE = """
+UNWIND $rows AS r
+MATCH (c:Clause {id: r.clause_id})
+MATCH (t:ClauseType {name: r.type})
+CREATE (c)-[:OF_TYPE {confidence: r.confidence, method: r.method, primary: r.primary,
+                      evidence_start: r.evidence_start, evidence_end: r.evidence_end}]->(t)
+"""
+
+CREATE_MAY_BE = """
+UNWIND $rows AS r
+MATCH (c:Clause {id: r.clause_id})
+MATCH (t:ClauseType {name: r.type})
+CREATE (c)-[:MAY_BE {confidence: r.confidence, method: r.method,
+                     evidence_start: r.evidence_start, evidence_end: r.evidence_end}]->(t)
 """
 
 CREATE_NEXT = """
@@ -87,15 +106,28 @@ CALL (co) {
 }
 CALL (co) {
   OPTIONAL MATCH (co)-[:HAS_SLA]->(:SLA)-[:HAS_CLAUSE]->(c:Clause)-[r:OF_TYPE]->(t:ClauseType)
-  WITH t.name AS type, count(c) AS n,
-       sum(CASE WHEN r.method <> 'manual' AND r.confidence < $review_threshold THEN 1 ELSE 0 END) AS low
+  WITH t.name AS type, count(DISTINCT c) AS n,
+       count(DISTINCT CASE WHEN r.primary AND r.method <> 'manual' AND r.confidence < $review_threshold
+                           THEN c END) AS low
   ORDER BY type
   WITH [x IN collect({type: type, n: n, low: low}) WHERE x.type IS NOT NULL] AS cells
-  RETURN [x IN cells | x.type] AS types, [x IN cells | x.n] AS counts, [x IN cells | x.low] AS lows,
-         reduce(total = 0, x IN cells | total + x.n) AS n_clauses
+  RETURN [x IN cells | x.type] AS types, [x IN cells | x.n] AS counts, [x IN cells | x.low] AS lows
+}
+CALL (co) {
+  OPTIONAL MATCH (co)-[:HAS_SLA]->(:SLA)-[:HAS_CLAUSE]->(c:Clause)
+  RETURN count(c) AS n_clauses
+}
+CALL (co, types) {
+  OPTIONAL MATCH (co)-[:HAS_SLA]->(:SLA)-[:HAS_CLAUSE]->(c:Clause)-[:MAY_BE]->(t:ClauseType)
+  WHERE NOT t.name IN types
+  WITH t.name AS type, count(DISTINCT c) AS n
+  ORDER BY type
+  WITH [x IN collect({type: type, n: n}) WHERE x.type IS NOT NULL] AS cells
+  RETURN [x IN cells | x.type] AS review_types, [x IN cells | x.n] AS review_counts
 }
 SET co.n_agreements = n_agreements, co.n_clauses = n_clauses, co.clause_types = types,
-    co.clause_type_counts = counts, co.clause_type_low_confidence = lows
+    co.clause_type_counts = counts, co.clause_type_low_confidence = lows,
+    co.clause_types_review = review_types, co.clause_type_review_counts = review_counts
 """
 
 REFRESH_COMPANY_COUNTS = """
@@ -128,22 +160,62 @@ WITH k WHERE k =~ 'spend_[0-9]{4}'
 RETURN DISTINCT toInteger(substring(k, 6)) AS year ORDER BY year
 """
 
+# The review queue: one row per clause whose automatic primary type is weak or which holds
+# low-confidence (MAY_BE) evidence; `review` lists that evidence, `types` the confident types.
+# $threshold null: what ingestion flagged (c.needs_review); a number: primary type or any
+# MAY_BE evidence below it.
 LOW_CONFIDENCE_CLAUSES = """
-MATCH (co:Company)-[:HAS_SLA]->(s:SLA)-[:HAS_CLAUSE]->(c:Clause)-[r:OF_TYPE]->(t:ClauseType)
-WHERE r.method <> 'manual' AND r.confidence < $threshold
+MATCH (co:Company)-[:HAS_SLA]->(s:SLA)-[:HAS_CLAUSE]->(c:Clause)-[r:OF_TYPE {primary: true}]->(t:ClauseType)
+WHERE r.method <> 'manual'
+  AND CASE WHEN $threshold IS NULL THEN coalesce(c.needs_review, false)
+           ELSE r.confidence < $threshold
+                OR EXISTS { MATCH (c)-[m:MAY_BE]->(:ClauseType) WHERE m.confidence < $threshold } END
+WITH co, s, c, r, t,
+     [(c)-[m:MAY_BE]->(x:ClauseType) | {type: x.name, confidence: m.confidence, method: m.method,
+                                        start: m.evidence_start, end: m.evidence_end}] AS review
 RETURN co.name AS company, s.id AS sla_id, c.id AS clause_id, c.title AS title, c.text AS text,
-       t.name AS type, r.confidence AS confidence, r.method AS method, c.runner_up AS runner_up
-ORDER BY r.confidence ASC, c.id
+       t.name AS type, r.confidence AS confidence, r.method AS method, c.runner_up AS runner_up,
+       coalesce(c.types, [t.name]) AS types, review
+ORDER BY confidence ASC, clause_id
 LIMIT $limit
 """
 
-SET_CLAUSE_TYPE_MANUAL = """
+# A reviewer's types replace every automatic OF_TYPE and MAY_BE edge of the clause.
+SET_CLAUSE_TYPES_MANUAL = """
 MATCH (c:Clause {id: $clause_id})
-MATCH (t:ClauseType {name: $type})
-OPTIONAL MATCH (c)-[old:OF_TYPE]->(:ClauseType)
+CALL (c) {
+  MATCH (c)-[old:OF_TYPE|MAY_BE]->(:ClauseType)
+  DELETE old
+}
+SET c += $props
+WITH c
+UNWIND $edges AS e
+MATCH (t:ClauseType {name: e.type})
+CREATE (c)-[:OF_TYPE {confidence: e.confidence, method: e.method, primary: e.primary,
+                      evidence_start: e.evidence_start, evidence_end: e.evidence_end}]->(t)
+RETURN c.id AS clause_id, collect(t.name) AS types
+"""
+
+# reclassify: stored clauses re-typed in batches, manual corrections left alone
+ALL_CLAUSE_IDS = "MATCH (c:Clause) RETURN c.id AS id ORDER BY id"
+
+ALL_COMPANY_NAMES = "MATCH (co:Company) RETURN co.name AS name ORDER BY name"
+
+CLAUSES_FOR_RECLASSIFY = """
+UNWIND $ids AS id
+MATCH (c:Clause {id: id})
+RETURN c.id AS id, c.title AS title, c.text AS text, c.embedding AS embedding, c.types AS types,
+       EXISTS { (c)-[:OF_TYPE {method: 'manual'}]->(:ClauseType) } AS manual
+"""
+
+DELETE_AUTOMATIC_TYPE_EDGES = """
+UNWIND $ids AS id
+MATCH (c:Clause {id: id})-[old:OF_TYPE|MAY_BE]->(:ClauseType)
 DELETE old
-WITH c, t
-CREATE (c)-[:OF_TYPE {confidence: 1.0, method: 'manual'}]->(t)
-SET c.type_confidence = 1.0, c.needs_review = false, c.type = t.name
-RETURN c.id AS clause_id, t.name AS type
+"""
+
+SET_CLAUSE_PROPS = """
+UNWIND $rows AS r
+MATCH (c:Clause {id: r.id})
+SET c += r.props
 """

@@ -6,20 +6,24 @@ def gap_matrix(active, spend: str = "spend_latest") -> str:
     """Companies x required types: clause counts and low-confidence counts per cell.
 
     Read from the per-company counts that ingestion keeps (`co.clause_types` with its
-    parallel `clause_type_counts` / `clause_type_low_confidence`), so a report over ten
-    thousand suppliers reads one node per supplier instead of every clause.
+    parallel `clause_type_counts` / `clause_type_low_confidence`, and the types with only
+    low-confidence evidence in `clause_types_review` / `clause_type_review_counts`), so a report
+    over ten thousand suppliers reads one node per supplier instead of every clause.
     """
     conds = company_conditions(active, spend) + agreement_exists(active)
     return f"""MATCH (co:Company)
 {where(conds)}
-WITH co, coalesce(co.clause_types, []) AS present
+WITH co, coalesce(co.clause_types, []) AS present, coalesce(co.clause_types_review, []) AS review
 RETURN co.name AS company, co.country AS country, co.industry AS industry, co.{spend_prop(spend)} AS spend,
        coalesce(co.n_agreements, 0) AS agreements, [(co)-[:HAS_SLA]->(s:SLA) | s.id] AS sla_ids,
+       [(co)-[:HAS_SLA]->(s:SLA) WHERE s.segmentation = 'paragraphs' | s.id] AS paragraph_slas,
        [required IN $types | {{type: required,
          count: coalesce(head([i IN range(0, size(present) - 1) WHERE present[i] = required
                                | co.clause_type_counts[i]]), 0),
          low_confidence: coalesce(head([i IN range(0, size(present) - 1) WHERE present[i] = required
-                                        | co.clause_type_low_confidence[i]]), 0)}}] AS cells
+                                        | co.clause_type_low_confidence[i]]), 0),
+         review: coalesce(head([i IN range(0, size(review) - 1) WHERE review[i] = required
+                                | co.clause_type_review_counts[i]]), 0)}}] AS cells
 ORDER BY spend DESC, company""".replace("\n\n", "\n")
 
 
@@ -46,9 +50,11 @@ ORDER BY name
 """
 
 AGREEMENT_CLAUSES = """
-MATCH (co:Company)-[:HAS_SLA]->(s:SLA {id: $sla_id})-[:HAS_CLAUSE]->(c:Clause)-[r:OF_TYPE]->(t:ClauseType)
+MATCH (co:Company)-[:HAS_SLA]->(s:SLA {id: $sla_id})-[:HAS_CLAUSE]->(c:Clause)
+      -[r:OF_TYPE {primary: true}]->(t:ClauseType)
 RETURN co.name AS company, s.id AS sla_id, c.id AS clause_id, c.title AS clause_title, t.name AS clause_type,
-       r.confidence AS confidence, r.method AS method, c.position AS position, c.text AS text
+       r.confidence AS confidence, r.method AS method, c.position AS position, c.text AS text,
+       coalesce(c.types, [t.name]) AS clause_types
 ORDER BY c.position
 """
 
@@ -81,4 +87,22 @@ MATCH (n) WHERE
   (n:ClauseType AND n.name = $key AND $label = 'ClauseType')
 RETURN elementId(n) AS id, labels(n)[0] AS label, properties(n) AS props
 LIMIT 1
+"""
+
+
+# The clauses holding only low-confidence (MAY_BE) evidence of a type, for the gap cells
+# that are "review" rather than "none": one row per (company, type) asked.
+REVIEW_CLAUSES = """
+UNWIND $cells AS cell
+MATCH (co:Company {name: cell.company})-[:HAS_SLA]->(:SLA)-[:HAS_CLAUSE]->(c:Clause)-[m:MAY_BE]->(t:ClauseType)
+WHERE t.name = cell.type
+WITH cell, c, m ORDER BY m.confidence DESC, c.id
+RETURN cell.company AS company, cell.type AS type, collect(c.id) AS clause_ids,
+       max(m.confidence) AS confidence
+"""
+
+PARAGRAPH_SEGMENTED_AGREEMENTS = """
+MATCH (co:Company)-[:HAS_SLA]->(s:SLA {segmentation: 'paragraphs'})
+RETURN co.name AS company, s.id AS sla_id, s.source_file AS source_file, s.clause_count AS clauses
+ORDER BY company, sla_id
 """

@@ -64,22 +64,39 @@ def agreement_exists(active) -> list[str]:
     return ["EXISTS { MATCH (co)-[:HAS_SLA]->(s:SLA) WHERE " + " AND ".join(conds) + " }"]
 
 
+# A clause may carry several types (one OF_TYPE edge each, exactly one marked primary). A row
+# per clause, never per edge: without a type filter the primary edge is read; with one, the
+# clause's most confident edge among the asked types (and the clause is dropped without one).
+# `span_start`/`span_end` locate the sentence that carries that type (null: the whole clause).
+SPAN_RETURN = """r.evidence_start AS span_start, r.evidence_end AS span_end,
+       coalesce(c.types, [t.name]) AS clause_types"""
+
 CLAUSE_RETURN = """RETURN co.name AS company, s.id AS sla_id, c.id AS clause_id, c.title AS clause_title,
        t.name AS clause_type, r.confidence AS confidence, r.method AS method,
-       c.position AS position, c.text AS text"""
+       c.position AS position, c.text AS text, """ + SPAN_RETURN
+
+PRIMARY_TYPE = "MATCH (c)-[r:OF_TYPE {primary: true}]->(t:ClauseType)"
+
+BEST_TYPE_OF_ASKED = """CALL (c) {
+  MATCH (c)-[r:OF_TYPE]->(t:ClauseType) WHERE t.name IN $types
+  RETURN r, t ORDER BY r.confidence DESC, t.name LIMIT 1
+}"""
+
+
+def clause_type_edge(typed: bool) -> str:
+    """The (r, t) of clause c that a row shows: see SPAN_RETURN's comment."""
+    return BEST_TYPE_OF_ASKED if typed else PRIMARY_TYPE
 
 
 def document_clauses(active, spend="spend_latest") -> str:
     """Document-anchored: a company's agreements, walked along NEXT from the first clause."""
     conds = company_conditions(active, spend) + agreement_conditions(active)
-    type_filter = "WHERE t.name IN $types" if "types" in set(active) else ""
     return f"""MATCH (co:Company)-[:HAS_SLA]->(s:SLA)
 {where(conds)}
 MATCH (s)-[:HAS_CLAUSE]->(first:Clause)
 WHERE NOT EXISTS {{ MATCH (:Clause)-[:NEXT]->(first) }}
 MATCH path = (first)-[:NEXT*0..]->(c:Clause)
-MATCH (c)-[r:OF_TYPE]->(t:ClauseType)
-{type_filter}
+{clause_type_edge("types" in set(active))}
 WITH co, s, c, r, t, length(path) AS step
 ORDER BY co.name, s.id, step
 {CLAUSE_RETURN}
@@ -93,14 +110,14 @@ def neighbour_clause(active, direction: str, spend="spend_latest") -> str:
     if "anchor_ids" in active:
         conds.append("anchor.id IN $anchor_ids")
     elif "types" in active:
-        conds.append("at.name IN $types")
+        conds.append("EXISTS { MATCH (anchor)-[:OF_TYPE]->(at:ClauseType) WHERE at.name IN $types }")
     else:
         conds.append("toLower(anchor.title) CONTAINS toLower($anchor_text)")
     step = "(anchor)-[:NEXT]->(c:Clause)" if direction == "after" else "(c:Clause)-[:NEXT]->(anchor)"
-    return f"""MATCH (co:Company)-[:HAS_SLA]->(s:SLA)-[:HAS_CLAUSE]->(anchor:Clause)-[:OF_TYPE]->(at:ClauseType)
+    return f"""MATCH (co:Company)-[:HAS_SLA]->(s:SLA)-[:HAS_CLAUSE]->(anchor:Clause)
 {where(conds)}
 MATCH {step}
-MATCH (c)-[r:OF_TYPE]->(t:ClauseType)
+{PRIMARY_TYPE}
 {CLAUSE_RETURN}, anchor.id AS anchor_id, anchor.title AS anchor_title
 ORDER BY s.id, anchor.position
 LIMIT $limit"""
@@ -124,8 +141,8 @@ def clause_type_clauses() -> str:
     """
     return f"""MATCH (co:Company) WHERE co.name IS NOT NULL
 WITH co ORDER BY co.name
-MATCH (co)-[:HAS_SLA]->(s:SLA)-[:HAS_CLAUSE]->(c:Clause)-[r:OF_TYPE]->(t:ClauseType)
-WHERE t.name IN $types
+MATCH (co)-[:HAS_SLA]->(s:SLA)-[:HAS_CLAUSE]->(c:Clause)
+{BEST_TYPE_OF_ASKED}
 {CLAUSE_RETURN}
 ORDER BY company, sla_id, position
 LIMIT $limit"""
@@ -137,8 +154,8 @@ def attribute_clauses(active, spend="spend_latest") -> str:
 {where(company_conditions(active, spend))}
 MATCH (co)-[:HAS_SLA]->(s:SLA)
 {where(agreement_conditions(active))}
-MATCH (s)-[:HAS_CLAUSE]->(c:Clause)-[r:OF_TYPE]->(t:ClauseType)
-WHERE t.name IN $types
+MATCH (s)-[:HAS_CLAUSE]->(c:Clause)
+{BEST_TYPE_OF_ASKED}
 {CLAUSE_RETURN}
 ORDER BY co.name, s.id, c.position
 LIMIT $limit""".replace("\n\n", "\n")
@@ -159,9 +176,25 @@ def type_gaps(active, match: str = "all", spend="spend_latest") -> str:
 {where(conds)}
 WITH co, [required IN $types WHERE NOT required IN coalesce(co.clause_types, [])] AS missing
 WHERE {selected}
-RETURN co.name AS company, co.country AS country, co.industry AS industry, co.{spend_prop(spend)} AS spend, missing
-ORDER BY spend DESC, company
-LIMIT $limit"""
+WITH co, missing, co.{spend_prop(spend)} AS spend
+ORDER BY spend DESC, co.name
+LIMIT $limit
+{REVIEW_EVIDENCE}
+RETURN co.name AS company, co.country AS country, co.industry AS industry, spend, missing,
+       review_only, review_clause_ids
+ORDER BY spend DESC, company"""
+
+
+# "Only low-confidence evidence" apart from "none": of a company's missing types, those some
+# clause of it MAY_BE (read from the precomputed co.clause_types_review), with those clauses.
+REVIEW_EVIDENCE = """WITH co, missing, spend,
+     [m IN missing WHERE m IN coalesce(co.clause_types_review, [])] AS review_only
+CALL (co, review_only) {
+  OPTIONAL MATCH (co)-[:HAS_SLA]->(:SLA)-[:HAS_CLAUSE]->(rc:Clause)-[:MAY_BE]->(rt:ClauseType)
+  WHERE size(review_only) > 0 AND rt.name IN review_only
+  WITH rc ORDER BY rc.id
+  RETURN collect(DISTINCT rc.id) AS review_clause_ids
+}"""
 
 
 def presence_clauses(active, match: str = "all", spend="spend_latest") -> str:
@@ -172,16 +205,21 @@ def presence_clauses(active, match: str = "all", spend="spend_latest") -> str:
 {where(conds)}
 MATCH (co)-[:HAS_SLA]->(s:SLA)
 {where(agreement_conditions(active))}
-MATCH (s)-[:HAS_CLAUSE]->(c:Clause)-[r:OF_TYPE]->(t:ClauseType)
-WHERE t.name IN $types
-WITH co, collect(DISTINCT t.name) AS present,
+MATCH (s)-[:HAS_CLAUSE]->(c:Clause)
+{BEST_TYPE_OF_ASKED}
+WITH co, s, c, r, t, [(c)-[:OF_TYPE]->(x:ClauseType) WHERE x.name IN $types | x.name] AS matched
+WITH co, reduce(acc = [], m IN collect(matched) | acc + m) AS found,
      collect({{sla_id: s.id, clause_id: c.id, clause_title: c.title, clause_type: t.name,
-              confidence: r.confidence, method: r.method, position: c.position, text: c.text}}) AS clauses
+              confidence: r.confidence, method: r.method, position: c.position, text: c.text,
+              span_start: r.evidence_start, span_end: r.evidence_end,
+              clause_types: coalesce(c.types, [t.name])}}) AS clauses
+WITH co, clauses, [x IN $types WHERE x IN found] AS present
 WHERE {selected}
 UNWIND clauses AS cl
 RETURN co.name AS company, cl.sla_id AS sla_id, cl.clause_id AS clause_id, cl.clause_title AS clause_title,
        cl.clause_type AS clause_type, cl.confidence AS confidence, cl.method AS method,
-       cl.position AS position, cl.text AS text, co[$spend_key] AS spend
+       cl.position AS position, cl.text AS text, cl.span_start AS span_start, cl.span_end AS span_end,
+       cl.clause_types AS clause_types, co[$spend_key] AS spend
 ORDER BY company, sla_id, position
 LIMIT $limit""".replace("\n\n", "\n")
 
@@ -219,7 +257,8 @@ ORDER BY score DESC, c.id
 LIMIT $k
 RETURN co.name AS company, s.id AS sla_id, c.id AS clause_id, c.title AS clause_title,
        t.name AS clause_type, r.confidence AS confidence, r.method AS method,
-       c.position AS position, c.text AS text, score
+       c.position AS position, c.text AS text, r.evidence_start AS span_start, r.evidence_end AS span_end,
+       coalesce(c.types, [t.name]) AS clause_types, score
 ORDER BY score DESC, clause_id"""
 _CAPPED_RETURN = "WHERE score >= $min_score\n" + _CAP_AND_RETURN
 
@@ -229,23 +268,19 @@ def relay_vector(active, spend="spend_latest") -> str:
 
     At most `$per_agreement` clauses per agreement and none below `$min_score` (seed 001).
     """
-    type_filter = "WHERE t.name IN $types" if "types" in set(active) else ""
     return f"""CALL db.index.vector.queryNodes('clause_embeddings', $candidates, $vector) YIELD node AS c, score
 MATCH (co:Company)-[:HAS_SLA]->(s:SLA)-[:HAS_CLAUSE]->(c)
 {_clause_scope(active, spend)}
-MATCH (c)-[r:OF_TYPE]->(t:ClauseType)
-{type_filter}
+{clause_type_edge("types" in set(active))}
 WITH co, s, c, r, t, score
 {_CAPPED_RETURN}""".replace("\n\n", "\n")
 
 
 def relay_exact(active, spend="spend_latest") -> str:
     """Relay over a small filtered set: exact cosine, so no candidate is lost to a top-k cut."""
-    type_filter = "WHERE t.name IN $types" if "types" in set(active) else ""
     return f"""MATCH (co:Company)-[:HAS_SLA]->(s:SLA)-[:HAS_CLAUSE]->(c:Clause)
 {_clause_scope(active, spend)}
-MATCH (c)-[r:OF_TYPE]->(t:ClauseType)
-{type_filter}
+{clause_type_edge("types" in set(active))}
 WITH co, s, c, r, t, vector.similarity.cosine(c.embedding, $vector) AS score
 {_CAPPED_RETURN}""".replace("\n\n", "\n")
 
@@ -253,7 +288,7 @@ WITH co, s, c, r, t, vector.similarity.cosine(c.embedding, $vector) AS score
 def document_topic(active, spend="spend_latest") -> str:
     """A known company's clauses ranked by similarity to the question's topic."""
     conds = company_conditions(active, spend) + agreement_conditions(active)
-    return f"""MATCH (co:Company)-[:HAS_SLA]->(s:SLA)-[:HAS_CLAUSE]->(c:Clause)-[r:OF_TYPE]->(t:ClauseType)
+    return f"""MATCH (co:Company)-[:HAS_SLA]->(s:SLA)-[:HAS_CLAUSE]->(c:Clause)-[r:OF_TYPE {{primary: true}}]->(t:ClauseType)
 {where(conds)}
 WITH co, s, c, r, t, vector.similarity.cosine(c.embedding, $vector) AS score
 WITH collect({{co: co, s: s, c: c, r: r, t: t, score: score}}) AS all, max(score) AS top
@@ -270,8 +305,8 @@ def filtered_clause_count(active, spend="spend_latest") -> str:
     (from each agreement's stored clause count: one row per agreement, not per clause);
     and, when types are asked for, the clauses of those types (node degrees)."""
     active = set(active)
-    typed = ("CALL () { MATCH (t:ClauseType) WHERE t.name IN $types "
-             "RETURN sum(COUNT { (t)<-[:OF_TYPE]-() }) AS typed }\n") if "types" in active else ""
+    typed = ("CALL () { MATCH (t:ClauseType)<-[:OF_TYPE]-(tc:Clause) WHERE t.name IN $types "
+             "RETURN count(DISTINCT tc) AS typed }\n") if "types" in active else ""
     typed_return = "typed" if typed else "total AS typed"
     return f"""MATCH (every:Clause) WITH count(every) AS total
 {typed}OPTIONAL MATCH (co:Company)-[:HAS_SLA]->(s:SLA)
@@ -299,7 +334,7 @@ UNWIND pool AS x
 WITH x.c AS c,
      $w_fulltext * CASE WHEN top_bm25 > 0 THEN coalesce(x.bm25 / top_bm25, 0.0) ELSE 0.0 END +
      $w_vector * CASE WHEN top_cosine > 0 THEN coalesce(x.cosine / top_cosine, 0.0) ELSE 0.0 END AS score
-MATCH (co:Company)-[:HAS_SLA]->(s:SLA)-[:HAS_CLAUSE]->(c)-[r:OF_TYPE]->(t:ClauseType)
+MATCH (co:Company)-[:HAS_SLA]->(s:SLA)-[:HAS_CLAUSE]->(c)-[r:OF_TYPE {{primary: true}}]->(t:ClauseType)
 {_clause_scope(active, spend)}
 {_CAP_AND_RETURN}""".replace("\n\n", "\n")
 

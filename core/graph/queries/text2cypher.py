@@ -58,9 +58,10 @@ CLAUSES_BY_ID = (
     "UNWIND $ids AS cid MATCH (c:Clause {id: cid}) "
     "OPTIONAL MATCH (s:SLA)-[:HAS_CLAUSE]->(c) "
     "OPTIONAL MATCH (co:Company)-[:HAS_SLA]->(s) "
-    "OPTIONAL MATCH (c)-[r:OF_TYPE]->(t:ClauseType) "
+    "OPTIONAL MATCH (c)-[r:OF_TYPE {primary: true}]->(t:ClauseType) "
     "RETURN c.id AS clause_id, co.name AS company, s.id AS sla_id, c.title AS clause_title, "
-    "t.name AS clause_type, r.confidence AS confidence, c.position AS position, c.text AS text")
+    "t.name AS clause_type, r.confidence AS confidence, c.position AS position, c.text AS text, "
+    "coalesce(c.types, [t.name]) AS clause_types, r.evidence_start AS span_start, r.evidence_end AS span_end")
 
 # The company of agreements named only by id.
 AGREEMENT_COMPANIES = (

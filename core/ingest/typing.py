@@ -1,0 +1,191 @@
+"""The types of a clause: the section classifier's verdict joined with the provisions it contains.
+
+The section classifier (classifier.py) reads a clause as a whole and is what the demo corpus
+and its gold questions were calibrated on; the provision classifier (provisions.py) reads it
+sentence by sentence and finds what a "Miscellaneous" section bundles (governing law,
+assignment, notices). Neither alone is right on real contracts, so a clause carries the union:
+every type either is confident about, each with its confidence, the method that found it and,
+where a sentence carries it, that sentence's character offsets (what evidence cards highlight).
+What only reaches the review floor is kept apart as review evidence, never as a type, so a
+gap report can tell "nothing" from "only low-confidence evidence".
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import threading
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import numpy as np
+
+from core.ingest.classifier import REVIEW_THRESHOLD, Classification, get_classifier
+from core.ingest.provisions import ProvisionLabel, get_provision_classifier
+from core.taxonomy import OTHER
+
+METHOD_MANUAL = "manual"
+METHOD_NONE = "none"      # the Other edge of a clause in which nothing was found
+CJK_LIMIT = 0.3           # share of CJK characters above which a clause is not given to the provision model
+_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+
+
+def cjk_share(text: str) -> float:
+    letters = [ch for ch in text if ch.isalpha()]
+    return sum(1 for ch in letters if _CJK.match(ch)) / len(letters) if letters else 0.0
+
+
+@dataclass(frozen=True)
+class TypeLabel:
+    """One type of one clause. start/end: the evidence sentence's offsets in the clause text
+    (None when the type rests on the whole clause or its heading, not on one sentence)."""
+    type: str
+    confidence: float
+    method: str
+    start: int | None = None
+    end: int | None = None
+
+    @property
+    def span(self) -> tuple[int, int] | None:
+        return None if self.start is None or self.end is None or self.end <= self.start else (self.start, self.end)
+
+
+@dataclass
+class ClauseTypes:
+    """What a clause is written with: `labels` are its types (the primary first: the section
+    classifier's confident verdict, else the most confident provision; never empty: Other when
+    nothing applies), `review` the types with only low-confidence evidence."""
+    labels: list[TypeLabel]
+    review: list[TypeLabel] = field(default_factory=list)
+    runner_up: str | None = None
+
+    @property
+    def primary(self) -> TypeLabel:
+        return self.labels[0]
+
+    @property
+    def type(self) -> str:
+        return self.primary.type
+
+    @property
+    def types(self) -> list[str]:
+        return [lab.type for lab in self.labels]
+
+    @property
+    def manual(self) -> bool:
+        return self.primary.method == METHOD_MANUAL
+
+    @property
+    def needs_review(self) -> bool:
+        """Listed in the review queue: an automatic verdict that is weak or leaves doubts."""
+        return not self.manual and (self.primary.confidence < REVIEW_THRESHOLD or bool(self.review))
+
+    @classmethod
+    def manual_types(cls, types: Sequence[str], runner_up: str | None = None) -> "ClauseTypes":
+        """A reviewer's types replace every automatic label (and review candidate)."""
+        names = list(dict.fromkeys(t for t in types if t)) or [OTHER]
+        return cls([TypeLabel(t, 1.0, METHOD_MANUAL) for t in names], [], runner_up)
+
+
+def _best(labels: list[TypeLabel]) -> dict[str, TypeLabel]:
+    out: dict[str, TypeLabel] = {}
+    for lab in labels:
+        if lab.type not in out or lab.confidence > out[lab.type].confidence:
+            out[lab.type] = lab
+    return out
+
+
+def combine(section: Classification, provisions: Sequence[ProvisionLabel]) -> ClauseTypes:
+    """The union rule, in one place (see the module docstring).
+
+    A type found by both keeps the higher confidence and the provision's evidence sentence
+    (the section verdict has no span). The section classifier's non-Other verdict is always a
+    type, as it always was: it has its own assignment floor (classifier.ASSIGN_FLOOR, below
+    which it abstains to Other), and REVIEW_THRESHOLD only asks a person to confirm it
+    (needs_review). Provision labels below their type's threshold are review evidence only."""
+    confident: list[TypeLabel] = []
+    review: list[TypeLabel] = []
+    prov = {p.type: p for p in provisions}
+    sec_conf = float(section.confidence)
+    if section.type != OTHER:
+        target = confident
+        p = prov.get(section.type)
+        if p is not None and p.method != "heading" and p.end > p.start:
+            target.append(TypeLabel(section.type, sec_conf, section.method, p.start, p.end))
+        else:
+            target.append(TypeLabel(section.type, sec_conf, section.method))
+    for p in provisions:
+        span = (p.start, p.end) if p.end > p.start else (None, None)
+        (confident if p.confident else review).append(TypeLabel(p.type, float(p.confidence), p.method, *span))
+    best = _best(confident)
+    # primary: the section verdict when confident (it reads the whole section, the unit of
+    # reading order, and is what c.type always meant); otherwise the most confident provision
+    lead = section.type if section.type in best else None
+    labels = sorted(best.values(), key=lambda lab: (lab.type != lead, -lab.confidence, lab.type))
+    # the evidence span of a type found by both: the provision's, whichever confidence wins
+    labels = [_with_span(lab, prov.get(lab.type)) for lab in labels]
+    review_best = {t: lab for t, lab in _best(review).items() if t not in best}
+    reviews = sorted(review_best.values(), key=lambda lab: (-lab.confidence, lab.type))
+    if not labels:
+        other_conf = sec_conf if section.type == OTHER else 0.0
+        labels = [TypeLabel(OTHER, other_conf, section.method if section.type == OTHER else METHOD_NONE)]
+    return ClauseTypes(labels, reviews, section.runner_up)
+
+
+def _with_span(lab: TypeLabel, p: ProvisionLabel | None) -> TypeLabel:
+    if lab.span is not None or p is None or p.end <= p.start:
+        return lab
+    return TypeLabel(lab.type, lab.confidence, lab.method, p.start, p.end)
+
+
+class ClauseTyper:
+    """Types clauses in batches: one section-classifier call and one provision call for all."""
+
+    def __init__(self, section=None, provisions=None):
+        self.section = section if section is not None else get_classifier("hybrid")
+        self.provisions = provisions if provisions is not None else get_provision_classifier()
+
+    def type_many(self, items: Sequence[tuple[str, str]], embeddings: np.ndarray | None = None) -> list[ClauseTypes]:
+        items = [(t or "", x or "") for t, x in items]
+        if not items:
+            return []
+        sections = self.section.classify_many(items, embeddings)
+        # the provision model learned English sentences (CUAD); on mainly Chinese clauses its
+        # features are noise, so those are typed by the section classifier (bilingual) alone
+        english = [i for i, (title, text) in enumerate(items) if cjk_share(text or title) < CJK_LIMIT]
+        found = self.provisions.label_many([items[i] for i in english]) if english else []
+        provisions: list[list[ProvisionLabel]] = [[] for _ in items]
+        for i, labels in zip(english, found):
+            provisions[i] = labels
+        return [combine(s, p) for s, p in zip(sections, provisions)]
+
+    def type_one(self, title: str, text: str) -> ClauseTypes:
+        return self.type_many([(title, text)])[0]
+
+    @property
+    def version(self) -> str:
+        """Changes with the section classifier's kind and the provision model's artifact (weights,
+        thresholds, lexicon), so a retrained model re-types what the ingest stored."""
+        model = self.provisions.model
+        payload = {"section": type(self.section).__name__, "meta": model.meta, "types": model.types,
+                   "thresholds": [round(float(x), 6) for x in model.thresholds],
+                   "floors": [round(float(x), 6) for x in model.floors]}
+        return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode("utf-8")).hexdigest()[:16]
+
+
+_typers: dict[str, ClauseTyper] = {}
+_lock = threading.Lock()
+
+
+def get_clause_typer(section_name: str = "hybrid") -> ClauseTyper:
+    """The process-wide typer: the named section classifier plus the committed provision model
+    (raises ProvisionModelError, saying how to rebuild it, when the artifact is missing)."""
+    # CLAUSEGRAPH_PROVISION_MODEL: another artifact (path without suffix), e.g. one just trained
+    # to var/ and not yet committed; reloaded by its own cache when the artifact changes
+    provisions = get_provision_classifier(os.environ.get("CLAUSEGRAPH_PROVISION_MODEL") or None)
+    with _lock:
+        typer = _typers.get(section_name)
+        if typer is None or typer.provisions is not provisions:
+            typer = _typers[section_name] = ClauseTyper(get_classifier(section_name), provisions)
+        return typer

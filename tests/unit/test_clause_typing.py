@@ -1,0 +1,58 @@
+"""The union rule of core/ingest/typing.py: section verdict + provision labels -> a clause's types."""
+from __future__ import annotations
+
+from core.ingest.classifier import REVIEW_THRESHOLD, Classification
+from core.ingest.pipeline import type_edge_rows
+from core.ingest.provisions import ProvisionLabel
+from core.ingest.typing import ClauseTypes, combine
+
+
+def _section(type_: str, confidence: float, method: str = "heading") -> Classification:
+    return Classification(type_, confidence, method, {}, runner_up="Other")
+
+
+def _prov(type_: str, confidence: float, start: int, end: int, confident: bool = True) -> ProvisionLabel:
+    return ProvisionLabel(type_, confidence, start, end, "x" * (end - start), "sentence", confident)
+
+
+def test_misc_section_typed_other_gets_every_confident_provision():
+    got = combine(_section("Other", 0.7), [_prov("Governing Law", 0.92, 120, 240), _prov("Assignment", 0.81, 0, 119)])
+    assert got.types == ["Governing Law", "Assignment"] and got.type == "Governing Law"
+    assert got.primary.span == (120, 240) and not got.review
+
+
+def test_type_found_by_both_keeps_higher_confidence_and_the_provision_span():
+    got = combine(_section("Termination", 0.9), [_prov("Termination", 0.6, 10, 80)])
+    assert got.types == ["Termination"]
+    lab = got.primary
+    assert lab.confidence == 0.9 and lab.method == "heading" and lab.span == (10, 80)
+
+
+def test_weak_evidence_is_review_only_and_nothing_confident_means_other():
+    got = combine(_section("Other", 0.4), [_prov("Insurance", 0.3, 5, 50, confident=False)])
+    assert got.types == ["Other"] and got.primary.confidence == 0.4
+    assert [r.type for r in got.review] == ["Insurance"] and got.needs_review
+
+
+def test_a_weak_section_verdict_stays_the_type_but_asks_for_review():
+    weak = REVIEW_THRESHOLD - 0.1
+    got = combine(_section("Liability", weak), [_prov("Payment", 0.9, 0, 30)])
+    assert got.types == ["Liability", "Payment"] and got.needs_review
+
+
+def test_review_candidate_of_a_confident_type_is_dropped():
+    got = combine(_section("Payment", 0.8), [_prov("Payment", 0.2, 0, 30, confident=False)])
+    assert got.types == ["Payment"] and got.review == [] and not got.needs_review
+
+
+def test_manual_types_replace_everything_and_mark_one_primary():
+    manual = ClauseTypes.manual_types(["Payment", "Termination", "Payment"])
+    assert manual.types == ["Payment", "Termination"] and manual.manual and not manual.needs_review
+    of_type, may_be = type_edge_rows("A#1", manual)
+    assert [e["primary"] for e in of_type] == [True, False] and may_be == []
+    assert {e["method"] for e in of_type} == {"manual"}
+
+
+def test_the_sections_confident_verdict_stays_primary():
+    got = combine(_section("Termination", 0.7), [_prov("Termination for Convenience", 0.95, 0, 40)])
+    assert got.types == ["Termination", "Termination for Convenience"] and got.type == "Termination"
