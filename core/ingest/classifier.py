@@ -242,7 +242,8 @@ def _zh_tokens(text: str) -> list[str]:
 
 _ZH_STOP = {"本合同", "合同", "本协议", "协议", "一方", "双方", "甲方", "乙方", "对方", "应当", "可以", "不得",
             "以及", "或者", "按照", "根据", "其他", "任何", "有关", "相关", "进行", "提供", "客户", "供应商",
-            "服务", "约定", "规定", "书面", "通知", "期间", "范围", "情况", "相应"}
+            "服务", "约定", "规定", "书面", "通知", "期间", "范围", "情况", "相应",
+            "使用", "要求", "中国", "境内", "境外"}  # generic verbs and places: no type owns them
 
 
 class _ZhProfiles:
@@ -319,6 +320,10 @@ TEMPERATURE = 1.0
 # Below this confidence a specific type is not really assigned: the clause is typed Other and
 # the leaning is kept as runner-up (and listed for review), so gap answers never count guesses.
 ASSIGN_FLOOR = 0.2
+# How many types compete for a clause's probability mass (the serious candidates; the weights
+# and floors were calibrated on a taxonomy of about this size), so a larger taxonomy keeps
+# confidences on the same scale instead of thinning them out towards abstention.
+SOFTMAX_CANDIDATES = 10
 
 _proto_cache: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
 _proto_lock = threading.Lock()
@@ -522,6 +527,14 @@ class HybridClassifier:
         z = logits / TEMPERATURE
         z -= z.max(axis=1, keepdims=True)
         p = np.exp(z)
+        if T > SOFTMAX_CANDIDATES:
+            # only the row's best candidates share the probability mass, so adding types to the
+            # taxonomy does not thin out every confidence (and push clear verdicts to abstain)
+            keep = np.argsort(-z, axis=1, kind="stable")[:, :SOFTMAX_CANDIDATES]
+            mask = np.zeros_like(p, dtype=bool)
+            np.put_along_axis(mask, keep, True, axis=1)
+            mask[:, self.other_index] = True   # Other always competes (it is how the classifier abstains)
+            p = np.where(mask, p, 0.0)
         p /= p.sum(axis=1, keepdims=True)
         return logits, p
 
