@@ -194,7 +194,7 @@ def ingest_corpus(root: Path | str, db: Database | None = None, reset: bool = Fa
     _write_business_data(db, corpus, report)
     pending = _changed_agreements(db, corpus, content_tags, report, progress)
     vectors = _embed(pending, embedder, report, progress)
-    _classify(pending, typer, vectors, report)
+    _classify(pending, typer, vectors, report, embedder)
     _resolve_types(db, pending)
 
     t0 = time.perf_counter()
@@ -310,11 +310,12 @@ def _embed(pending: list[PendingAgreement], embedder, report: IngestReport, prog
     return vectors
 
 
-def _classify(pending: list[PendingAgreement], typer: ClauseTyper, vectors: np.ndarray, report: IngestReport) -> None:
+def _classify(pending: list[PendingAgreement], typer: ClauseTyper, vectors: np.ndarray, report: IngestReport,
+              embedder=None) -> None:
     """The types of every clause, in one call over all clauses (both classifiers work in batches)."""
     t0 = time.perf_counter()
     items = [(d.title, d.text) for p in pending for d in p.drafts]
-    labels = typer.type_many(items, vectors) if items else []
+    labels = typer.type_many(items, vectors, embedder) if items else []
     offset = 0
     for p in pending:
         p.classifications = list(labels[offset:offset + len(p.drafts)])

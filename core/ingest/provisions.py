@@ -7,13 +7,16 @@ scored for every type, and the clause carries each type whose best sentence pass
 type's threshold, with that sentence's character offsets as evidence.
 
 The scorer is one logistic regression per type over
-* the sentence embedding (all-MiniLM-L6-v2, the product's embedder), and
+* the sentence embedding (all-MiniLM-L6-v2, the product's embedder),
 * lexical features: hits of the type's taxonomy terms (name + keywords: strong; concepts:
   weak) in the sentence, and the same in the heading of the containing clause, because a
   sentence under "Governing Law" is more likely about governing law than the same words
-  under "Definitions".
-Weights, per-type thresholds (chosen by grouped cross-validation on the CUAD dev split) and
-the lexicon the features were computed with live in a small committed artifact
+  under "Definitions", and
+* learned word 1-2-grams (tf-idf): a few hundred per type, chosen by chi2 on the training
+  data, because a small embedder blurs the exact wording lawyers use ("change of control",
+  "exclusive", "warrants ... for a period of") into generic contract language.
+Weights, per-type thresholds (chosen by grouped cross-validation on the CUAD dev split), the
+lexicon and the n-gram vocabulary the features were computed with live in a small committed artifact
 (data/models/provisions.npz + .json) written by `python -m core train-classifier`. Storing the
 lexicon keeps the features identical to training even after someone edits the taxonomy;
 `ProvisionClassifier.stale` then says that the model should be retrained.
@@ -31,6 +34,7 @@ from pathlib import Path
 from typing import Sequence
 
 import numpy as np
+import scipy.sparse as sparse
 
 from core.config import PROJECT_ROOT
 from core.errors import ClauseGraphError
@@ -38,7 +42,7 @@ from core.ingest.classifier import clean_title
 from core.taxonomy import ClauseTypeDef, load_taxonomy
 
 ARTIFACT_BASE = PROJECT_ROOT / "data" / "models" / "provisions"
-ARTIFACT_FORMAT = 1
+ARTIFACT_FORMAT = 2
 METHOD_SENTENCE = "sentence"
 METHOD_HEADING = "heading"
 MAX_SENTENCE_CHARS = 700   # longer "sentences" (run-on enumerations) are cut at semicolons: the
@@ -298,6 +302,52 @@ class Lexicon:
         return np.stack(rows)
 
 
+def word_grams(text: str) -> set[str]:
+    """The word 1- and 2-grams of a text (plural-insensitive tokens, as the lexicon's)."""
+    toks = [_norm_token(w) for w in _TOKEN.findall(text.lower())]
+    grams = set(toks)
+    grams.update(f"{a} {b}" for a, b in zip(toks, toks[1:]))
+    return grams
+
+
+def binary_gram_matrix(texts: Sequence[str], index: dict[str, int]) -> sparse.csr_matrix:
+    """Presence (0/1) of the indexed grams per text; grams outside the index are ignored."""
+    rows: list[int] = []
+    cols: list[int] = []
+    for i, text in enumerate(texts):
+        js = [index[g] for g in word_grams(text) if g in index]
+        rows.extend([i] * len(js))
+        cols.extend(js)
+    return sparse.csr_matrix((np.ones(len(rows), dtype=np.float32), (rows, cols)),
+                             shape=(len(texts), len(index)), dtype=np.float32)
+
+
+class NgramVocabulary:
+    """The learned n-gram features: terms and their idf, stored in the artifact so that
+    inference weighs a sentence exactly as training did. A row is binary presence times idf,
+    L2-normalised over the whole vocabulary (so a long sentence does not win by length)."""
+
+    def __init__(self, terms: Sequence[str], idf: np.ndarray):
+        self.terms = list(terms)
+        self.idf = np.asarray(idf, dtype=np.float32).reshape(-1)
+        self.index = {t: i for i, t in enumerate(self.terms)}
+
+    def __len__(self) -> int:
+        return len(self.terms)
+
+    def weigh(self, binary: sparse.csr_matrix) -> sparse.csr_matrix:
+        x = sparse.csr_matrix(binary.multiply(self.idf[None, :]), dtype=np.float32)
+        norms = np.sqrt(np.asarray(x.multiply(x).sum(axis=1)).ravel())
+        norms[norms == 0] = 1.0
+        return sparse.csr_matrix(sparse.diags(1.0 / norms) @ x, dtype=np.float32)
+
+    def matrix(self, texts: Sequence[str]) -> sparse.csr_matrix:
+        return self.weigh(binary_gram_matrix(texts, self.index))
+
+    def to_json(self) -> dict:
+        return {"terms": self.terms, "idf": [round(float(v), 4) for v in self.idf]}
+
+
 def taxonomy_hash(taxonomy: Sequence[ClauseTypeDef]) -> str:
     """Hash of what the model depends on: type names, terms and examples (not display names)."""
     payload = [[t.name, t.description, t.keywords_en, t.keywords_zh, t.concepts, t.examples] for t in taxonomy]
@@ -365,10 +415,18 @@ class ProvisionModel:
     floors: np.ndarray         # (n_types,)
     lexicon: Lexicon
     meta: dict
+    vocabulary: NgramVocabulary | None = None
+    ngram_weights: np.ndarray | None = None    # (len(vocabulary), n_types), mostly zeros
 
-    def scores(self, features: np.ndarray) -> np.ndarray:
+    def scores(self, features: np.ndarray, texts: Sequence[str] | None = None) -> np.ndarray:
+        """Probabilities per row and type; `texts` (the units' sentences) feed the n-gram part."""
         z = features @ self.weights + self.bias
+        if self.vocabulary is not None and len(self.vocabulary) and texts is not None:
+            z = z + np.asarray(self.vocabulary.matrix(texts) @ self.ngram_weights)
         return 1.0 / (1.0 + np.exp(-np.clip(z, -30, 30)))
+
+    def unit_scores(self, units: Sequence[Unit], embeddings: np.ndarray) -> np.ndarray:
+        return self.scores(unit_features(self.lexicon, units, embeddings), [u.text for u in units])
 
     def save(self, base: Path) -> tuple[Path, Path]:
         """Write `<base>.npz` (numbers) and `<base>.json` (types, lexicon, thresholds, figures)."""
@@ -376,12 +434,15 @@ class ProvisionModel:
         base.parent.mkdir(parents=True, exist_ok=True)
         npz, meta = base.with_suffix(".npz"), base.with_suffix(".json")
         tmp = base.with_name(base.name + ".tmp.npz")
-        np.savez_compressed(tmp, weights=self.weights.astype(np.float16), bias=self.bias.astype(np.float32))
+        vocab = self.vocabulary or NgramVocabulary([], np.zeros(0))
+        ngram = self.ngram_weights if self.ngram_weights is not None else np.zeros((0, len(self.types)))
+        np.savez_compressed(tmp, weights=self.weights.astype(np.float16), bias=self.bias.astype(np.float32),
+                            ngram_weights=ngram.astype(np.float16))
         tmp.replace(npz)
         record = dict(self.meta, format=ARTIFACT_FORMAT, types=self.types,
                       thresholds={t: round(float(v), 4) for t, v in zip(self.types, self.thresholds)},
                       review_floors={t: round(float(v), 4) for t, v in zip(self.types, self.floors)},
-                      lexicon=self.lexicon.to_json(), weights_sha256=_sha(npz))
+                      lexicon=self.lexicon.to_json(), ngrams=vocab.to_json(), weights_sha256=_sha(npz))
         meta_tmp = meta.with_name(meta.name + ".tmp")
         meta_tmp.write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
         meta_tmp.replace(meta)
@@ -399,6 +460,8 @@ class ProvisionModel:
             with np.load(npz) as z:
                 weights = z["weights"].astype(np.float32)
                 bias = z["bias"].astype(np.float32)
+                ngram_weights = z["ngram_weights"].astype(np.float32)
+            vocabulary = NgramVocabulary(meta["ngrams"]["terms"], np.array(meta["ngrams"]["idf"]))
         except (OSError, ValueError, KeyError) as exc:
             raise ProvisionModelError(f"cannot read provision model {base}: {exc}; {rebuild}") from exc
         if meta.get("format") != ARTIFACT_FORMAT:
@@ -406,12 +469,14 @@ class ProvisionModel:
                                       f"expected {ARTIFACT_FORMAT}; {rebuild}")
         types = list(meta["types"])
         lexicon = Lexicon(meta["lexicon"])
-        if weights.shape[1] != len(types) or lexicon.types != types:
+        if weights.shape[1] != len(types) or lexicon.types != types or ngram_weights.shape != (len(vocabulary),
+                                                                                              len(types)):
             raise ProvisionModelError(f"provision model {base} is inconsistent (types vs weights); {rebuild}")
         return cls(types, weights, bias, np.array([meta["thresholds"][t] for t in types], dtype=np.float32),
                    np.array([meta["review_floors"][t] for t in types], dtype=np.float32), lexicon,
                    {k: v for k, v in meta.items()
-                    if k not in ("types", "thresholds", "review_floors", "lexicon", "format")})
+                    if k not in ("types", "thresholds", "review_floors", "lexicon", "ngrams", "format")},
+                   vocabulary, ngram_weights)
 
 
 def _sha(path: Path) -> str:
@@ -449,23 +514,23 @@ class ProvisionClassifier:
     def review_floor(self, type_name: str) -> float:
         return float(self.model.floors[self._index[type_name]])
 
-    def unit_scores(self, units: Sequence[Unit]) -> np.ndarray:
+    def unit_scores(self, units: Sequence[Unit], embedder=None) -> np.ndarray:
         """(n_units, n_types) probabilities; one embedding batch for all units."""
         if not units:
             return np.zeros((0, len(self.model.types)), dtype=np.float32)
-        emb = self._memo.encode(self.embedder, [u.text for u in units])
-        return self.model.scores(unit_features(self.model.lexicon, units, emb))
+        emb = self._memo.encode(embedder or self.embedder, [u.text for u in units])
+        return self.model.unit_scores(units, emb)
 
     def label(self, title: str, text: str) -> list[ProvisionLabel]:
         return self.label_many([(title, text)])[0]
 
-    def label_many(self, items: Sequence[tuple[str, str]]) -> list[list[ProvisionLabel]]:
+    def label_many(self, items: Sequence[tuple[str, str]], embedder=None) -> list[list[ProvisionLabel]]:
         """Labels per clause, most confident first: per type the best unit, if at or above
         the type's review floor (`confident` says whether it also reaches the threshold)."""
         units: list[Unit] = []
         for i, (title, text) in enumerate(items):
             units.extend(clause_units(i, title, text))
-        scores = self.unit_scores(units)
+        scores = self.unit_scores(units, embedder)
         out: list[list[ProvisionLabel]] = [[] for _ in items]
         if not units:
             return out

@@ -146,7 +146,10 @@ class ClauseTyper:
         self.section = section if section is not None else get_classifier("hybrid")
         self.provisions = provisions if provisions is not None else get_provision_classifier()
 
-    def type_many(self, items: Sequence[tuple[str, str]], embeddings: np.ndarray | None = None) -> list[ClauseTypes]:
+    def type_many(self, items: Sequence[tuple[str, str]], embeddings: np.ndarray | None = None,
+                  embedder=None) -> list[ClauseTypes]:
+        """`embeddings`: the clauses' vectors (the section classifier reuses them); `embedder`: the
+        one the ingest embeds with, used for the provision model's sentences too."""
         items = [(t or "", x or "") for t, x in items]
         if not items:
             return []
@@ -154,7 +157,7 @@ class ClauseTyper:
         # the provision model learned English sentences (CUAD); on mainly Chinese clauses its
         # features are noise, so those are typed by the section classifier (bilingual) alone
         english = [i for i, (title, text) in enumerate(items) if cjk_share(text or title) < CJK_LIMIT]
-        found = self.provisions.label_many([items[i] for i in english]) if english else []
+        found = self.provisions.label_many([items[i] for i in english], embedder) if english else []
         provisions: list[list[ProvisionLabel]] = [[] for _ in items]
         for i, labels in zip(english, found):
             provisions[i] = labels
