@@ -11,6 +11,11 @@ Labels come from lawyers' excerpts, not from us:
 * for every type the taxonomy's description and examples are extra positives, so a type an
   analyst adds to the taxonomy is learned from its examples.
 
+Each type's model sees the sentence embedding, the taxonomy-term hits and its own learned word
+1-2-grams: the NGRAMS_PER_TYPE grams most associated with its positives by chi2, chosen on the
+training part of each fold only (never on the fold it is scored on), so the cross-validated
+figures include the choice of the grams.
+
 Thresholds are chosen by cross-validation grouped by contract (no contract in two folds):
 for a mapped type the threshold that maximises contract-level presence F1 (the gap-report
 question) of the out-of-fold scores, for the others the best sentence-level F1 on the weak
@@ -30,21 +35,25 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 import numpy as np
+import scipy.sparse as sparse
 
 from core.evaluation import cache_dir, slug
 from core.evaluation.cuad import MAPPING, CuadData, gold_present, load_cuad, normalize, prf
 from core.ingest.classifier import KeywordClassifier
-from core.ingest.provisions import (ARTIFACT_BASE, Lexicon, ProvisionModel, Unit, clause_units, taxonomy_hash,
-                                    unit_features)
+from core.ingest.provisions import (ARTIFACT_BASE, Lexicon, NgramVocabulary, ProvisionModel, Unit,
+                                    binary_gram_matrix, clause_units, taxonomy_hash, unit_features, word_grams)
 from core.ingest.splitter import split_contract
 from core.taxonomy import ClauseTypeDef, load_taxonomy
 
 SEED = 13
 FOLDS = 5
-C = 0.5                 # inverse L2 strength; grouped CV on dev over 0.25, 0.5, 1, 4, 16 (mean presence F1)
+C = 0.25                # inverse L2 strength; grouped CV on dev over 0.1, 0.25, 0.5, 1 (mean presence F1)
 EMBEDDING_SCALE = 4.0   # unit-norm embeddings scaled so one C suits them and the 0/1 lexical features
 SHINGLE = 4
 OVERLAP_SHARE = 0.5     # a sentence is inside an excerpt when half its 4-token shingles are
+NGRAMS_PER_TYPE = 300  # grouped CV on dev: 150 / 300 / 500 / 1000 per type, scale 1 / 2 / 3 / 4 (mean presence F1)
+NGRAM_SCALE = 3.0      # the unit-norm tf-idf row against the scaled embedding under one C
+NGRAM_MIN_DF = 3       # a gram seen in fewer training sentences is noise (a party name, a date)
 GRID = np.round(np.arange(0.05, 0.951, 0.01), 2)
 
 
@@ -202,6 +211,61 @@ def _fit(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, float]:
     return lr.coef_[0].astype(np.float32), float(lr.intercept_[0])
 
 
+def _chi2_top(binary: sparse.csr_matrix, positive: np.ndarray, k: int) -> np.ndarray:
+    """Columns of the k grams most associated with the positives (chi2 of presence vs label),
+    among grams seen in at least NGRAM_MIN_DF rows and in at least one positive."""
+    n, n_pos = binary.shape[0], int(positive.sum())
+    if n == 0 or n_pos == 0 or n_pos == n or k <= 0:
+        return np.zeros(0, dtype=int)
+    df = np.asarray(binary.sum(axis=0)).ravel()
+    pos = np.asarray(binary[positive].sum(axis=0)).ravel()
+    expected = df * n_pos / n
+    with np.errstate(divide="ignore", invalid="ignore"):
+        chi = (pos - expected) ** 2 / np.maximum(expected, 1e-9) + (expected - pos) ** 2 / np.maximum(df - expected, 1e-9)
+    chi[(df < NGRAM_MIN_DF) | (pos == 0)] = 0
+    top = np.argsort(-chi, kind="stable")[:k]
+    return np.sort(top[chi[top] > 0])
+
+
+@dataclass
+class _NgramDesign:
+    vocabulary: NgramVocabulary
+    matrix: sparse.csr_matrix      # idf-weighted rows over the vocabulary (all units)
+    columns: list[np.ndarray]      # per type: its grams, as columns of the vocabulary
+
+    def block(self, ti: int) -> sparse.csr_matrix:
+        """Type ti's n-gram features: its grams, row-normalised, scaled (as inference does)."""
+        x = self.matrix[:, self.columns[ti]]
+        norms = np.sqrt(np.asarray(x.multiply(x).sum(axis=1)).ravel())
+        norms[norms == 0] = 1.0
+        return sparse.csr_matrix(sparse.diags(NGRAM_SCALE / norms) @ x)
+
+
+def _ngram_design(binary: sparse.csr_matrix, terms: Sequence[str], labels: np.ndarray,
+                  train_rows: np.ndarray) -> _NgramDesign:
+    """Each type's grams chosen on the training rows only; idf from those rows as well."""
+    picked = []
+    for ti in range(labels.shape[1]):
+        rows = train_rows & (labels[:, ti] >= 0)
+        picked.append(_chi2_top(binary[rows], labels[rows, ti] == 1, NGRAMS_PER_TYPE))
+    union = np.unique(np.concatenate(picked)) if picked else np.zeros(0, dtype=int)
+    sub = binary[:, union].tocsr()
+    df = np.asarray(sub[train_rows].sum(axis=0)).ravel()
+    idf = np.log((1.0 + train_rows.sum()) / (1.0 + df)) + 1.0
+    vocab = NgramVocabulary([terms[j] for j in union], idf)
+    position = {int(j): i for i, j in enumerate(union)}
+    return _NgramDesign(vocab, vocab.weigh(sub),
+                        [np.array([position[int(j)] for j in cols], dtype=int) for cols in picked])
+
+
+def _all_grams(units: Sequence[Unit]) -> tuple[sparse.csr_matrix, list[str]]:
+    index: dict[str, int] = {}
+    for u in units:
+        for g in sorted(word_grams(u.text)):
+            index.setdefault(g, len(index))
+    return binary_gram_matrix([u.text for u in units], index), list(index)
+
+
 def fold_of(contracts: Sequence[str], k: int) -> np.ndarray:
     """Deterministic grouped folds: contracts ordered by a hash of their file name."""
     order = sorted(range(len(contracts)), key=lambda i: hashlib.sha1(
@@ -254,31 +318,54 @@ def train(data: CuadData, folds: int = FOLDS, taxonomy: Sequence[ClauseTypeDef] 
     types = lexicon.types
     ts = build_training_set(data, taxonomy, lexicon, log)
     X = unit_features(lexicon, ts.units, embed_units(ts.units, embedder, log) * EMBEDDING_SCALE)
+    grams, terms = _all_grams(ts.units)
     n_contracts = len(ts.contracts)
     k = max(2, min(folds, n_contracts))
     fold_c = fold_of(ts.contracts, k)
     unit_fold = np.where(ts.groups >= 0, fold_c[np.clip(ts.groups, 0, None)], -1)
     oof = np.zeros((len(ts.units), len(types)), dtype=np.float32)
-    W = np.zeros((X.shape[1], len(types)), dtype=np.float32)
-    b = np.zeros(len(types), dtype=np.float32)
-    log(f"fitting {len(types)} types x ({k} folds + final) on {X.shape[0]} rows x {X.shape[1]} features")
-    for ti in range(len(types)):
-        y = ts.labels[:, ti]
-        used = y >= 0
-        for f in range(k):
-            train_rows = used & (unit_fold != f)
-            w, c0 = _fit(X[train_rows], y[train_rows])
-            val = unit_fold == f
-            oof[val, ti] = 1 / (1 + np.exp(-np.clip(X[val] @ w + c0, -30, 30)))
-        W[:, ti], b[ti] = _fit(X[used], y[used])
+    log(f"fitting {len(types)} types x ({k} folds + final) on {X.shape[0]} rows x {X.shape[1]} features "
+        f"+ up to {NGRAMS_PER_TYPE} of {len(terms)} word 1-2-grams per type")
+    dense = sparse.csr_matrix(X)
+    for f in range(k):
+        train_rows = unit_fold != f
+        val = unit_fold == f
+        design = _ngram_design(grams, terms, ts.labels, train_rows)
+        for ti in range(len(types)):
+            Xt = sparse.hstack([dense, design.block(ti)], format="csr")
+            rows = train_rows & (ts.labels[:, ti] >= 0)
+            w, c0 = _fit(Xt[rows], ts.labels[rows, ti])
+            oof[val, ti] = 1 / (1 + np.exp(-np.clip(Xt[val] @ w + c0, -30, 30)))
+    W, b, vocabulary, Wn = _final_fit(dense, grams, terms, ts.labels)
     thresholds, floors, cv = _thresholds_and_figures(ts, types, oof, fold_c, unit_fold, k)
     W[:-lexicon.n_features] *= EMBEDDING_SCALE  # fold the scale into the weights: inference uses raw vectors
     seconds = round(time.monotonic() - t0, 1)
     meta = {"model_name": getattr(embedder, "model_name", "?"), "taxonomy_hash": taxonomy_hash(taxonomy),
             "dataset": data.root.resolve().name, "contracts": n_contracts, "sentences": int(len(ts.units)),
-            "folds": k, "seed": SEED, "C": C, "train_seconds": seconds, "cv": cv}
-    model = ProvisionModel(list(types), W, b, thresholds, floors, lexicon, meta)
+            "folds": k, "seed": SEED, "C": C, "ngrams_per_type": NGRAMS_PER_TYPE, "ngram_scale": NGRAM_SCALE,
+            "train_seconds": seconds, "cv": cv}
+    model = ProvisionModel(list(types), W, b, thresholds, floors, lexicon, meta, vocabulary, Wn)
     return TrainResult(model, cv, seconds)
+
+
+def _final_fit(dense: sparse.csr_matrix, grams: sparse.csr_matrix, terms: Sequence[str],
+               labels: np.ndarray) -> tuple[np.ndarray, np.ndarray, NgramVocabulary, np.ndarray]:
+    """The shipped model: every type fitted on all rows; n-gram weights stored per vocabulary
+    term (zero where a type did not pick the term, which is how inference knows a type's
+    grams), with the scale folded in."""
+    n_types = labels.shape[1]
+    design = _ngram_design(grams, terms, labels, np.ones(labels.shape[0], dtype=bool))
+    W = np.zeros((dense.shape[1], n_types), dtype=np.float32)
+    Wn = np.zeros((len(design.vocabulary), n_types), dtype=np.float32)
+    b = np.zeros(n_types, dtype=np.float32)
+    for ti in range(n_types):
+        cols = design.columns[ti]
+        rows = labels[:, ti] >= 0
+        Xt = sparse.hstack([dense, design.block(ti)], format="csr")
+        w, b[ti] = _fit(Xt[rows], labels[rows, ti])
+        W[:, ti] = w[:dense.shape[1]]
+        Wn[cols, ti] = w[dense.shape[1]:] * NGRAM_SCALE
+    return W, b, design.vocabulary, Wn
 
 
 def _thresholds_and_figures(ts: TrainingSet, types: list[str], oof: np.ndarray, fold_c: np.ndarray,

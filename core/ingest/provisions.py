@@ -324,8 +324,9 @@ def binary_gram_matrix(texts: Sequence[str], index: dict[str, int]) -> sparse.cs
 
 class NgramVocabulary:
     """The learned n-gram features: terms and their idf, stored in the artifact so that
-    inference weighs a sentence exactly as training did. A row is binary presence times idf,
-    L2-normalised over the whole vocabulary (so a long sentence does not win by length)."""
+    inference weighs a sentence exactly as training did. A row is binary presence times idf;
+    each type L2-normalises it over its own grams (`normalised_scores`), so a long sentence
+    does not win by length and other types' grams do not dilute a type's signal."""
 
     def __init__(self, terms: Sequence[str], idf: np.ndarray):
         self.terms = list(terms)
@@ -336,10 +337,15 @@ class NgramVocabulary:
         return len(self.terms)
 
     def weigh(self, binary: sparse.csr_matrix) -> sparse.csr_matrix:
-        x = sparse.csr_matrix(binary.multiply(self.idf[None, :]), dtype=np.float32)
-        norms = np.sqrt(np.asarray(x.multiply(x).sum(axis=1)).ravel())
-        norms[norms == 0] = 1.0
-        return sparse.csr_matrix(sparse.diags(1.0 / norms) @ x, dtype=np.float32)
+        return sparse.csr_matrix(binary.multiply(self.idf[None, :]), dtype=np.float32)
+
+    @staticmethod
+    def normalised_scores(weighted: sparse.csr_matrix, weights: np.ndarray) -> np.ndarray:
+        """(n_rows, n_types): per type, the row restricted to the type's grams (its nonzero
+        weights), L2-normalised, times the type's weights."""
+        raw = np.asarray(weighted @ weights)
+        squares = np.asarray(weighted.multiply(weighted) @ (weights != 0).astype(np.float32))
+        return raw / np.sqrt(np.maximum(squares, 1e-12))
 
     def matrix(self, texts: Sequence[str]) -> sparse.csr_matrix:
         return self.weigh(binary_gram_matrix(texts, self.index))
@@ -422,7 +428,7 @@ class ProvisionModel:
         """Probabilities per row and type; `texts` (the units' sentences) feed the n-gram part."""
         z = features @ self.weights + self.bias
         if self.vocabulary is not None and len(self.vocabulary) and texts is not None:
-            z = z + np.asarray(self.vocabulary.matrix(texts) @ self.ngram_weights)
+            z = z + NgramVocabulary.normalised_scores(self.vocabulary.matrix(texts), self.ngram_weights)
         return 1.0 / (1.0 + np.exp(-np.clip(z, -30, 30)))
 
     def unit_scores(self, units: Sequence[Unit], embeddings: np.ndarray) -> np.ndarray:

@@ -111,6 +111,35 @@ def test_label_many_matches_label_and_heading_only_evidence():
     assert clf.label_many([]) == [] and clf.label("", "") == []
 
 
+def test_learned_ngrams_are_stored_small_and_used(tmp_path):
+    """The n-gram part is in the artifact, survives a save/load round trip and moves scores:
+    without it the model would be the embedding + lexicon model alone."""
+    import dataclasses
+
+    import numpy as np
+
+    from core.ingest.provisions import NgramVocabulary, clause_units, word_grams
+
+    model = get_provision_classifier().model
+    vocab = model.vocabulary
+    assert vocab is not None and 0 < len(vocab) <= 300 * len(model.types)
+    assert model.ngram_weights.shape == (len(vocab), len(model.types))
+    gl = model.types.index("Governing Law")
+    top = {vocab.terms[i] for i in np.argsort(-model.ngram_weights[:, gl])[:40]}
+    assert top & {"governed", "governed by", "law", "laws of", "governing law"}, top
+    assert "change of" in word_grams("upon a Change of Control") and "control" in word_grams("controls")
+    units = clause_units(0, "Miscellaneous", MISC)
+    emb = np.zeros((len(units), 384), dtype=np.float32)
+    with_grams = model.unit_scores(units, emb)
+    without = dataclasses.replace(model, vocabulary=NgramVocabulary([], np.zeros(0)),
+                                  ngram_weights=np.zeros((0, len(model.types)))).unit_scores(units, emb)
+    assert not np.allclose(with_grams, without)
+    model.save(tmp_path / "copy")
+    again = ProvisionModel.load(tmp_path / "copy")
+    assert again.vocabulary.terms == vocab.terms
+    assert np.allclose(again.unit_scores(units, emb), with_grams, atol=1e-3)
+
+
 def test_missing_artifact_is_a_clear_error(tmp_path):
     from core.ingest.provisions import ProvisionModelError
 
