@@ -11,6 +11,7 @@ gap report can tell "nothing" from "only low-confidence evidence".
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -145,6 +146,11 @@ class ClauseTyper:
     def __init__(self, section=None, provisions=None):
         self.section = section if section is not None else get_classifier("hybrid")
         self.provisions = provisions if provisions is not None else get_provision_classifier()
+        # Types the model learned from lawyer labels have thresholds chosen on real contracts;
+        # the others (weak labels from headings and the taxonomy) only count at the product's
+        # review bar, below it they are evidence for review.
+        cv = (getattr(self.provisions.model, "meta", {}) or {}).get("cv") or {}
+        self.supervised = set(((cv.get("presence") or {}).get("default") or {}).keys())
 
     def type_many(self, items: Sequence[tuple[str, str]], embeddings: np.ndarray | None = None,
                   embedder=None) -> list[ClauseTypes]:
@@ -161,7 +167,12 @@ class ClauseTyper:
         provisions: list[list[ProvisionLabel]] = [[] for _ in items]
         for i, labels in zip(english, found):
             provisions[i] = labels
-        return [combine(s, p) for s, p in zip(sections, provisions)]
+        return [combine(s, [self._weakly_learned(lab) for lab in p]) for s, p in zip(sections, provisions)]
+
+    def _weakly_learned(self, label: ProvisionLabel) -> ProvisionLabel:
+        if label.type in self.supervised or not label.confident or label.confidence >= REVIEW_THRESHOLD:
+            return label
+        return dataclasses.replace(label, confident=False)
 
     def type_one(self, title: str, text: str) -> ClauseTypes:
         return self.type_many([(title, text)])[0]
