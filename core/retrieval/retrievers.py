@@ -15,6 +15,7 @@ from core.graph.queries import retrieval as q
 from core.types import Intent, Mode, Plan
 from core.graph.selectivity import ClauseCounts
 from core.errors import ClauseGraphError
+from core.retrieval.search import DEFAULT_CANDIDATES, DEFAULT_PHRASE_BOOST, DEFAULT_WEIGHTS, fulltext_query
 
 MAX_ROWS = 200
 RELAY_K = 6
@@ -72,6 +73,16 @@ class Retriever:
 
     def retrieve(self, plan: Plan, embed=None) -> Retrieval:  # pragma: no cover - interface
         raise NotImplementedError
+
+    @staticmethod
+    def _embed_topic(plan: Plan, embed, missing: str) -> tuple[str, Any, float]:
+        """The question's topic text, its vector and the ms the embedding took (vector modes)."""
+        text = plan.params.text or ""
+        if not text or embed is None:
+            raise RetrievalError(missing)
+        t0 = time.perf_counter()
+        vector = embed(text)
+        return text, vector, (time.perf_counter() - t0) * 1000
 
     def _run(self, cypher: str, params: dict) -> Retrieval:
         params = q.used_params(cypher, params)
@@ -159,12 +170,7 @@ class RelayRetriever(Retriever):
     name = Mode.RELAY
 
     def retrieve(self, plan: Plan, embed=None) -> Retrieval:
-        text = plan.params.text or ""
-        if not text or embed is None:
-            raise RetrievalError("relay mode needs a topic to search for")
-        t0 = time.perf_counter()
-        vector = embed(text)
-        t_embed = (time.perf_counter() - t0) * 1000
+        text, vector, t_embed = self._embed_topic(plan, embed, "relay mode needs a topic to search for")
         params = base_params(plan)
         params.update(vector=vector, k=RELAY_K, per_agreement=RELAY_PER_AGREEMENT, min_score=RELAY_MIN_SCORE)
         filtered = any(params[k] for k in ("companies", "sla_ids", "countries", "industries", "cities",
@@ -247,14 +253,7 @@ class HybridRetriever(Retriever):
     name = Mode.HYBRID
 
     def retrieve(self, plan: Plan, embed=None) -> Retrieval:
-        from core.retrieval.search import DEFAULT_CANDIDATES, DEFAULT_PHRASE_BOOST, DEFAULT_WEIGHTS, fulltext_query
-
-        text = plan.params.text or ""
-        if not text or embed is None:
-            raise RetrievalError("hybrid mode needs words to search for")
-        t0 = time.perf_counter()
-        vector = embed(text)
-        t_embed = (time.perf_counter() - t0) * 1000
+        text, vector, t_embed = self._embed_topic(plan, embed, "hybrid mode needs words to search for")
         params = base_params(plan)
         lucene = fulltext_query(text, phrase_boost=DEFAULT_PHRASE_BOOST)
         params.update(vector=vector, query=lucene, candidates=DEFAULT_CANDIDATES, k=RELAY_K,
