@@ -6,4 +6,5 @@ the Data page is registered for admins only.
 """
 from core.ui import support as ui_support
 
+ui_support.warm_start()  # once per server, in the background: the model and the vocabulary
 ui_support.navigation().run()

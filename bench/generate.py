@@ -198,6 +198,8 @@ TYPE_ORDER = ["Other", "Availability", "Support", "Maintenance", "Service Credit
               "Confidentiality", "Payment", "Liability", "Force Majeure", "Termination", "Governing Law"]
 HEADING_STYLES = ["md_numbered", "md_plain", "numbered", "section", "article", "clause"]
 SPEND_YEARS = (2022, 2023, 2024)
+# 1 unit = this many EUR (the corpus's base currency); written to rates.csv for every spend year
+RATES_TO_EUR = {"GBP": 1.17, "USD": 0.92, "CHF": 1.04, "CNY": 0.13, "JPY": 0.0062, "INR": 0.011, "SEK": 0.088}
 
 
 @dataclass
@@ -337,6 +339,9 @@ def generate(out: Path | str, suppliers: int = 10_000, clauses_per_agreement: in
     _csv(out / "companies.csv", ["name", "country", "industry", "aliases"], companies)
     _csv(out / "addresses.csv", ["company", "street", "city", "postal_code", "country"], addresses)
     _csv(out / "spend.csv", ["company", "year", "amount", "currency", "category"], spend)
+    used_currencies = sorted({row[3] for row in spend} - {"EUR"})
+    _csv(out / "rates.csv", ["currency", "year", "rate"],
+         [[c, y, RATES_TO_EUR[c]] for c in used_currencies for y in SPEND_YEARS])
     _csv(out / "agreements.csv", ["sla_id", "company", "file", "effective_date", "service_name", "governing_law"],
          agreements)
     info = GeneratedCorpus(str(out), seed, suppliers, len(agreements), n_clauses, clauses_per_agreement)

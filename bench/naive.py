@@ -55,7 +55,8 @@ def naive_load(db, root: Path | str, embedder, classifier=None) -> NaiveResult:
                                               "postal_code": a.postal_code, "country": a.country}))
         statements.append((bq.NAIVE_LOCATED_AT, {"company": a.company, "id": aid}))
     for s in corpus.spend:
-        props = {f"spend_{s.year}": float(s.amount), "spend_currency": s.currency, "spend_category": s.category}
+        props = {f"spend_{s.year}": float(s.base_amount), "spend_currency": corpus.base_currency,
+                 "spend_category": s.category}
         statements.append((bq.NAIVE_SPEND, {"company": s.company, "props": props}))
     for i, a in enumerate(agreements):
         statements.append((bq.NAIVE_SLA, {"id": a.sla_id, "effective_date": a.effective_date,

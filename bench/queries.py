@@ -49,3 +49,11 @@ MATCH (co:Company)-[:HAS_SLA]->(:SLA)
 RETURN co.name AS name, co.country AS country, co.industry AS industry
 ORDER BY co.name SKIP $skip LIMIT $limit
 """
+
+# --- scaling benchmark: memory of the benchmark's own server (JMX) ------------------------
+JVM_HEAP = ("CALL dbms.queryJmx('java.lang:type=Memory') YIELD attributes "
+            "WITH attributes.HeapMemoryUsage.value.properties AS h "
+            "RETURN h.used AS used, h.committed AS committed, h.max AS max")
+# Neo4j 5 Community publishes no page-cache bean; the configured size is what can be reported.
+PAGE_CACHE = ("SHOW SETTINGS YIELD name, value WHERE name = 'server.memory.pagecache.size' "
+              "RETURN value AS page_cache_configured")

@@ -97,6 +97,8 @@ def subset_corpus(src: Path, dst: Path, n: int) -> Path:
     _write_filtered(src / "agreements.csv", dst / "agreements.csv", lambda r: r in rows)
     for name in ("companies.csv", "addresses.csv", "spend.csv"):
         _write_filtered(src / name, dst / name, lambda r: r[0] in keep)
+    if (src / "rates.csv").is_file():
+        shutil.copyfile(src / "rates.csv", dst / "rates.csv")
     for r in rows:
         shutil.copyfile(src / "contracts" / r[2], dst / "contracts" / r[2])
     return dst
@@ -297,6 +299,8 @@ def measure_queries(db, reps: int, seed: int) -> dict:
                  # where our time goes: median ms of each stage the service times (plan, embed, count,
                  # search, query, compose; "total" is the service's own wall time)
                  "ours_stages_p50": {k: percentiles(v)["p50"] for k, v in sorted(stages.items())}}
+        if "rerank" in stages:  # the learned re-ranking after the query (relay, hybrid), part of P95 above
+            entry["rerank_ms"] = percentiles(stages["rerank"])
         if theirs:
             entry["peer"] = percentiles(theirs)
             entry["peer_mean_results"] = round(sum(rows_peer) / max(len(rows_peer), 1), 2)
@@ -461,6 +465,11 @@ def markdown(res: dict) -> str:
                           if peer else "")
                 lines.append(f"- {mode}: {parts}{theirs}")
             lines.append("")
+        reranked = {m: e["rerank_ms"] for m, e in q.items() if e.get("rerank_ms")}
+        if reranked:
+            lines += ["Re-ranking cost per question (learned re-ranker after the query, included in the "
+                      "P95 above): " + "; ".join(f"{m} P50 {_fmt(v['p50'])} / P95 {_fmt(v['p95'])} ms"
+                                                 for m, v in reranked.items()), ""]
     cc = res.get("concurrency")
     if cc:
         lines += ["## Concurrency", "", f"{cc['clients']} clients, {cc['questions']} mixed questions: "

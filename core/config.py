@@ -81,6 +81,7 @@ class Settings:
     embedding_batch_size: int
     embedding_base_url: str | None
     high_spend_threshold: float
+    base_currency: str | None   # spend totals are in this currency; None: the data's only currency
     openai_api_key: str | None
     openai_base_url: str | None
     openai_model: str | None
@@ -117,6 +118,7 @@ def load_settings() -> Settings:
         embedding_batch_size=int(get_setting("CLAUSEGRAPH_EMBEDDING_BATCH", default="64")),
         embedding_base_url=get_setting("CLAUSEGRAPH_EMBEDDING_BASE_URL"),
         high_spend_threshold=float(get_setting("CLAUSEGRAPH_HIGH_SPEND", default="200000")),
+        base_currency=(get_setting("CLAUSEGRAPH_BASE_CURRENCY") or "").strip().upper() or None,
         openai_api_key=get_setting("OPENAI_API_KEY", "llm", "api_key"),
         openai_base_url=get_setting("OPENAI_BASE_URL", "llm", "base_url"),
         openai_model=get_setting("OPENAI_MODEL", "llm", "model"),
@@ -145,3 +147,28 @@ def auth_settings() -> dict:
     login can be switched on or off without restarting the dashboard. Empty: login is off."""
     section = _secrets().get("auth")
     return section if isinstance(section, dict) else {}
+
+
+RERANK_ENV = "CLAUSEGRAPH_RERANK"
+RERANK_CANDIDATES_ENV = "CLAUSEGRAPH_RERANK_CANDIDATES"
+RERANK_MODEL_ENV = "CLAUSEGRAPH_RERANK_MODEL"
+
+
+@dataclass(frozen=True)
+class RerankSettings:
+    """The search re-ranker's switches (env, else `[search]` of the secrets file)."""
+
+    enabled: bool               # CLAUSEGRAPH_RERANK, default on
+    candidates: str | None      # CLAUSEGRAPH_RERANK_CANDIDATES, default: the model's own
+    model_path: Path            # CLAUSEGRAPH_RERANK_MODEL, default data/models/reranker.json
+
+
+def rerank_settings() -> RerankSettings:
+    """Read fresh on every question (not cached with `settings()`), so re-ranking can be switched
+    off or re-pointed without a restart; reading three variables costs microseconds."""
+    flag = str(get_setting(RERANK_ENV, "search", "rerank", default="on")).strip().lower()
+    return RerankSettings(
+        enabled=flag not in {"0", "off", "false", "no"},
+        candidates=get_setting(RERANK_CANDIDATES_ENV, "search", "rerank_candidates"),
+        model_path=Path(get_setting(RERANK_MODEL_ENV, "search", "rerank_model",
+                                    default=str(PROJECT_ROOT / "data" / "models" / "reranker.json"))))

@@ -42,12 +42,16 @@ class Intent(_StrEnum):
     DOCUMENT_TYPE = "document_type"
     DOCUMENT_TOPIC = "document_topic"
     NEXT_CLAUSE = "next_clause"
+    POSITION = "position"            # the first / last / n-th clause of a known agreement
     CLAUSE_TYPE = "clause_type"
     ATTRIBUTE_CLAUSES = "attribute_clauses"
     GAP = "gap"
     PRESENCE = "presence"
     COUNT = "count"
     SUM_SPEND = "sum_spend"
+    SPEND_TOP = "spend_top"          # suppliers ranked by spend (optionally of some categories)
+    SPEND_BY = "spend_by"            # spend totals per country, industry or spend category
+    SPEND_HISTORY = "spend_history"  # named suppliers' spend per year and category
     COMPANIES = "companies"
     NO_AGREEMENT = "no_agreement"
     RELAY = "relay"
@@ -57,11 +61,13 @@ class Intent(_StrEnum):
 
 
 # intents answered company by company (one evidence line per company, not per clause)
-COMPANY_INTENTS = frozenset({Intent.GAP, Intent.NO_AGREEMENT, Intent.COMPANIES, Intent.COUNT, Intent.SUM_SPEND})
+SPEND_INTENTS = frozenset({Intent.SPEND_TOP, Intent.SPEND_BY, Intent.SPEND_HISTORY})
+COMPANY_INTENTS = frozenset({Intent.GAP, Intent.NO_AGREEMENT, Intent.COMPANIES, Intent.COUNT,
+                             Intent.SUM_SPEND}) | SPEND_INTENTS
 # intents the attribute retriever answers; another intent forced onto attribute mode is mapped
 ATTRIBUTE_INTENTS = frozenset({Intent.GAP, Intent.PRESENCE, Intent.NO_AGREEMENT, Intent.COMPANIES, Intent.COUNT,
-                               Intent.SUM_SPEND, Intent.ATTRIBUTE_CLAUSES})
-DOCUMENT_INTENTS = frozenset({Intent.DOCUMENT, Intent.DOCUMENT_TYPE, Intent.DOCUMENT_TOPIC})
+                               Intent.SUM_SPEND, Intent.ATTRIBUTE_CLAUSES}) | SPEND_INTENTS
+DOCUMENT_INTENTS = frozenset({Intent.DOCUMENT, Intent.DOCUMENT_TYPE, Intent.DOCUMENT_TOPIC, Intent.POSITION})
 SEARCH_INTENTS = frozenset({Intent.RELAY, Intent.HYBRID})
 
 
@@ -126,7 +132,12 @@ class PlanParams:
     direction: str | None = None      # next_clause: "after" | "before"
     anchor_ids: list[str] | None = None   # next_clause: the clause just shown
     anchor_text: str | None = None    # next_clause: words naming the clause to start from
+    position: int | None = None       # position: 1-based place of the clause in its agreement, -1 = the last
     text: str | None = None           # search text (topic, quoted words, the question)
+    spend_categories: list[str] | None = None   # spend questions: only these categories' spend
+    group_by: str | None = None       # spend_by: "country" | "industry" | "category"
+    top: int | None = None            # spend_top: how many suppliers
+    currency: str | None = None       # the base currency every spend figure is in (for answers)
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON shape of the dict this replaced: unset route-only fields are left out."""

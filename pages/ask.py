@@ -60,22 +60,20 @@ with reset_col:
               width="stretch")
 
 st.caption("Try one:")
-ex_cols = st.columns(len(EXAMPLES))
-for i, (col, q) in enumerate(zip(ex_cols, EXAMPLES)):
-    col.button(q, key=f"example_{i}", on_click=queue_example, args=(q,), width="stretch")
+# the buttons flow onto as many rows as the screen needs: every example readable in full
+with st.container(horizontal=True, key="ask_examples"):
+    for i, q in enumerate(EXAMPLES):
+        st.button(q, key=f"example_{i}", on_click=queue_example, args=(q,), width="content")
 
 question = st.chat_input("Ask about suppliers, agreements and clauses (English or 中文)…", key="ask_input")
 question = question or ss.pop("ask_pending", None)
-
-if question:
-    with st.status(f"Answering: {question}", expanded=False) as status:
-        result = ctx.call(service.ask, question, mode=mode, session=ss["ask_session_id"])
-        status.update(label=f"Answered in {result.timings_ms.get('total', 0):,.0f} ms ({result.mode} mode)",
-                      state="complete")
-    ss["ask_history"].append({"question": question, "mode": mode, "result": result})
+QUESTION_SHOWN = 400   # a pasted text longer than this is shown folded, its question by the plan
 
 
 # ---- rendering ----------------------------------------------------------------------
+SHOWN_APART = {"question_used", "inherited", "from_session", "new_topic"}
+
+
 def render_plan(result) -> None:
     plan = result.plan_dict
     if plan:
@@ -86,11 +84,27 @@ def render_plan(result) -> None:
     else:
         st.markdown(f"**Plan** · mode `{result.mode}`")
     linked = plan.get("linked") or {}
-    if linked:
-        st.caption("Linked: " + "; ".join(f"{k} → {_linked_value(v)}" for k, v in linked.items()))
-    if result.timings_ms:
-        st.caption("Timings: " + " · ".join(f"{k} {v:,.0f} ms" for k, v in result.timings_ms.items()
-                                             if isinstance(v, (int, float))))
+    used = linked.get("question_used")
+    if used:
+        st.info(f"**Question used** ({used.get('reason')}, from a {used.get('input_chars', 0):,}-character text): "
+                f"{used.get('text')}", icon=":material/format_quote:")
+    if linked.get("inherited"):
+        st.caption("Inherited from the conversation: " + "; ".join(
+            f"{k} = {v}" for k, v in linked["inherited"].items()))
+    elif linked.get("new_topic"):
+        st.caption("New topic: " + str(linked["new_topic"]))
+    rest = {k: v for k, v in linked.items() if k not in SHOWN_APART}
+    if rest:
+        st.caption("Linked: " + "; ".join(f"{k} → {_linked_value(v)}" for k, v in rest.items()))
+
+
+def render_status(result) -> None:
+    """How long this answer took, stage by stage (the stages add up to the total), by the answer."""
+    total = result.timings_ms.get("total")
+    if total is None:
+        return
+    stages = " · ".join(f"{name.replace('_', ' ')} {ms:,.0f}" for name, ms in service.stage_timings(result))
+    st.caption(f":material/timer: Answered in {total:,.0f} ms ({result.mode} mode) — {stages} ms")
 
 
 def _linked_value(v) -> str:
@@ -109,7 +123,9 @@ def render_cypher(result, idx: int, full: bool = True) -> None:
     st.markdown("#### Cypher that ran")
     if result.cypher:
         lines = result.cypher.count("\n") + 1
-        st.code(result.cypher, language="cypher", height=min(340, 24 * lines + 40) if full else "content")
+        # wrapped, never cut off at the right; scrolls when long; st.code has the copy button
+        st.code(result.cypher, language="cypher", wrap_lines=True,
+                height=min(240, 22 * lines + 40) if full else "content")
         st.caption(f"{len(result.rows)} row(s) returned · use the copy button at the top right of the block")
         with st.expander("Parameters", expanded=not full):
             st.code(ui_support.params_json(result.params), language="json")
@@ -185,6 +201,7 @@ def render_result(result, idx: int, latest: bool) -> None:
     for w in result.warnings:
         st.warning(w, icon=":material/warning:")
     render_plan(result)
+    render_status(result)
     if not latest:
         st.markdown(result.answer)
         with st.expander("Cypher and evidence"):
@@ -197,21 +214,43 @@ def render_result(result, idx: int, latest: bool) -> None:
     with left:
         st.markdown("#### Answer")
         st.markdown(result.answer)
-        render_evidence(result, idx)
+        # the evidence scrolls in its own box, so the Cypher and the graph stay beside the answer
+        with st.container(height=520 if len(result.evidence) > 3 else None, border=False):
+            render_evidence(result, idx)
     with right:
         render_cypher(result, idx)
         st.markdown("#### Subgraph")
-        ui_support.render_graph(result.subgraph, height=420)
+        ui_support.render_graph(result.subgraph, height=380)
     with st.expander("Plan details and timings"):
         render_details(result, idx)
 
 
 history = ss["ask_history"]
-if not history:
+if not history and not question:
     st.info("Ask a question below or click an example. Follow-ups such as “and their liability clause?” "
             "keep the companies and filters of the previous turn.", icon=":material/info:")
+
+
+def render_question(q: str) -> None:
+    if len(q) <= QUESTION_SHOWN:
+        st.markdown(q)
+        return
+    st.markdown(" ".join(q[:QUESTION_SHOWN].split()) + " …")
+    with st.expander(f"Full text ({len(q):,} characters)"):
+        st.text(q)
+
+
 for i, turn in enumerate(history):
     with st.chat_message("user"):
-        st.markdown(turn["question"])
+        render_question(turn["question"])
     with st.chat_message("assistant"):
-        render_result(turn["result"], i, latest=(i == len(history) - 1))
+        render_result(turn["result"], i, latest=(i == len(history) - 1 and not question))
+# the new question is answered where it will stay: below the history, its status by its answer
+if question:
+    with st.chat_message("user"):
+        render_question(question)
+    with st.chat_message("assistant"):
+        with st.spinner("Answering…"):
+            result = ctx.call(service.ask, question, mode=mode, session=ss["ask_session_id"])
+        history.append({"question": question, "mode": mode, "result": result})
+        render_result(result, len(history) - 1, latest=True)

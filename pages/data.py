@@ -17,7 +17,8 @@ upload_tab, review_tab, stats_tab = st.tabs(["Load a corpus", "Classification re
 # ---- upload and ingest ---------------------------------------------------------------
 with upload_tab:
     st.markdown("A corpus is `companies.csv`, `addresses.csv`, `spend.csv`, `agreements.csv` and the "
-                "agreement files (`.md`/`.txt`) in `contracts/`. Upload it as one zip or as individual files.")
+                "agreement files (`.md`/`.txt`) in `contracts/`; optionally `rates.csv` (`currency,year,rate`) "
+                "for spend in other currencies. Upload it as one zip or as individual files.")
     how = st.radio("Upload as", ["Zip archive", "Individual files"], horizontal=True, key="data_how")
     if how == "Zip archive":
         upload = st.file_uploader("Corpus zip", type=["zip"], key="data_zip")

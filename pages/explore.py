@@ -1,5 +1,6 @@
 """Explore: pick a company, agreement or clause type, expand its neighbourhood, read clauses in order."""
 import pandas as pd
+import plotly.graph_objects as go
 import streamlit as st
 
 from core import service
@@ -47,8 +48,22 @@ graph_col, info_col = st.columns([3, 2], gap="medium")
 with graph_col:
     with st.spinner("Expanding the neighbourhood…"):
         sub = ctx.call(service.neighbourhood, KINDS[kind], key, depth=depth, labels=labels, types=types)
+    # the nearest nodes first, a legible number of them; "show more" adds as many again
+    view = (kind, key, depth, tuple(labels), tuple(types))
+    if st.session_state.get("explore_view") != view:
+        st.session_state["explore_view"] = view
+        st.session_state["explore_cap"] = ui_support.EXPLORE_NODE_CAP
+    shown, hidden = ui_support.limit_nodes(sub, st.session_state["explore_cap"])
     st.markdown(f"#### Neighbourhood of {kind.lower()} *{key}* — {len(sub['nodes'])} nodes, {len(sub['edges'])} edges")
-    ui_support.render_graph(sub, height=560)
+    show_labels = st.toggle("Show labels", value=True, key="explore_show_labels")
+    ui_support.render_graph(shown, height=520, labels=show_labels)
+    if hidden:
+        more_col, note_col = st.columns([1, 3], vertical_alignment="center")
+        more_col.button(f"Show {min(hidden, ui_support.EXPLORE_NODE_CAP)} more", key="explore_more",
+                        on_click=lambda: st.session_state.update(
+                            explore_cap=st.session_state["explore_cap"] + ui_support.EXPLORE_NODE_CAP))
+        note_col.caption(f"Showing the nearest {len(shown['nodes'])} of {len(sub['nodes'])} nodes; "
+                         f"{hidden} more are listed on the right.")
     if len(sub["edges"]) >= 300:
         st.caption("Showing the first 300 paths; narrow the filters or lower the depth to see everything.")
 with info_col:
@@ -57,6 +72,21 @@ with info_col:
         st.dataframe(pd.DataFrame(service.label_counts(sub)), hide_index=True)
         table = pd.DataFrame([{"label": n["label"], "name": n["name"]} for n in sub["nodes"]])
         st.dataframe(table, hide_index=True, height=300)
+
+# ---- a company's spend by year and category -------------------------------------------
+if kind == "Company":
+    spend = ctx.call(service.company_spend, key)
+    if spend.rows:
+        cur = f" ({spend.currency})" if spend.currency else ""
+        st.markdown(f"#### Spend by year and category{cur}")
+        fig = go.Figure([go.Bar(name=cat, x=[str(y) for y in spend.years], y=amounts,
+                                hovertemplate=f"{cat}<br>%{{x}}: %{{y:,.0f}}{cur}<extra></extra>")
+                         for cat, amounts in spend.series().items()])
+        fig.update_layout(barmode="stack", height=280, margin={"l": 10, "r": 10, "t": 10, "b": 10},
+                          yaxis={"title": f"spend{cur}", "tickformat": ",.0f"}, legend={"title": "category"})
+        st.plotly_chart(fig, key="explore_spend_chart")
+        st.caption("Totals per year: " + ", ".join(f"{y}: {v:,.0f}{cur}" for y, v in spend.totals().items())
+                   + ". Other currencies are converted to the base currency at ingest (rates.csv).")
 
 # ---- reading an agreement in NEXT order ----------------------------------------------
 st.divider()

@@ -46,10 +46,17 @@ totals = report.totals()
 m1, m2, m3, m4 = st.columns(4)
 m1.metric("Companies", totals["companies"])
 m2.metric("Companies with gaps", totals["companies_with_gaps"])
-m3.metric(f"Spend at risk ({report.spend_year or 'latest'})", f"{totals['spend_at_risk']:,.0f}")
+currency = f" {report.currency}" if report.currency else ""
+m3.metric(f"Spend at risk ({report.spend_label})", f"{totals['spend_at_risk']:,.0f}{currency}",
+          help="The yearly spend of the companies with gaps, added up in the base currency"
+               + (f" ({report.currency})" if report.currency else "") + "; other currencies were converted "
+               "with rates.csv at ingest.")
 worst, worst_count = report.most_often_missing
 m4.metric("Most often missing", worst or "—", f"{worst_count} companies" if worst_count else None,
           delta_color="off")
+
+if report.currency:
+    st.caption(f"Spend figures are {report.spend_year or 'latest'} totals in the base currency, {report.currency}.")
 
 for warning in report.segmentation_warnings:
     st.warning(warning, icon=":material/warning:")
@@ -76,7 +83,8 @@ else:
     # ---- table -----------------------------------------------------------------------
     table = pd.DataFrame(service.gap_table(rows, required))
     st.dataframe(table, hide_index=True, key="gaps_table",
-                 column_config={"spend": st.column_config.NumberColumn(format="localized")})
+                 column_config={"spend": st.column_config.NumberColumn(
+                     f"spend ({report.currency})" if report.currency else "spend", format="localized")})
 
 d1, d2, _ = st.columns([1, 1, 3])
 d1.download_button("Download CSV", report.to_csv(), file_name="compliance-gaps.csv", mime="text/csv",

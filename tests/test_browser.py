@@ -262,3 +262,124 @@ def test_first_visit_to_a_page_url_is_routed_by_app(streamlit_server, browser):
     items = [line.strip() for line in nav.splitlines() if line.strip()]
     assert "Compliance gaps" in items and "Ask" in items and "app" not in items, items
     assert not browser.eval("!!document.querySelector('[data-testid=\"stException\"]')")
+
+
+# ---------------------------------------------------------------------------------------
+# issue 18: a laptop screen and a wide one, follow-ups, long input, every page's screenshot
+
+SCREENS = ((1280, 800), (1680, 1050))
+FIRST = "Which suppliers in Germany have a data protection clause?"
+FOLLOW = "and their liability clauses?"
+EMAIL = ("Hi team, following up on the audit meeting. Our auditor mentioned that an incident with personal data "
+         "happened last spring, and legal reviewed the liability caps for the logistics vendors. Procurement will "
+         "send the renewal calendar next week, please keep it handy for the board pack that is due at the end of "
+         "the month. Thanks for all the hard work on this so far. Which suppliers lack a termination clause? "
+         "Best regards, Ana")
+
+
+def _screen(browser, width: int, height: int) -> None:
+    browser.send("Emulation.setDeviceMetricsOverride", width=width, height=height, deviceScaleFactor=1, mobile=False)
+
+
+def _ask(browser, question: str, answers_before: int) -> str:
+    """Type a question into the chat input and wait until one more answer is on the page."""
+    wait_for(lambda: browser.eval(f"!!{TEXTAREA}"), 120, "the chat input")
+    browser.eval(f"{TEXTAREA}.focus()")
+    browser.send("Input.insertText", text=question)
+    wait_for(lambda: browser.eval(f"{TEXTAREA}.value") == question, 10, "the typed question")
+    for kind in ("keyDown", "keyUp"):
+        browser.send("Input.dispatchKeyEvent", type=kind, key="Enter", code="Enter", windowsVirtualKeyCode=13,
+                     nativeVirtualKeyCode=13, **({"text": "\r"} if kind == "keyDown" else {}))
+    count = "document.body.innerText.split('Answered in ').length - 1"
+    wait_for(lambda: browser.eval(count) > answers_before and "Answering" not in browser.eval("document.body.innerText"),
+             240, f"the answer to {question[:40]!r}")
+    time.sleep(1.0)
+    assert not browser.eval("!!document.querySelector('[data-testid=\"stException\"]')"), "a traceback is shown"
+    return browser.eval("document.body.innerText")
+
+
+def _latest_answer(browser) -> str:
+    """The text of the newest assistant message (the one with the Answer heading)."""
+    return browser.eval("""(() => { const ms = Array.from(document.querySelectorAll('[data-testid="stChatMessage"]'));
+        return ms.length ? ms[ms.length - 1].innerText : ''; })()""") or ""
+
+
+def _shot(browser, name: str) -> None:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    shot = browser.send("Page.captureScreenshot", format="png", captureBeyondViewport=False)
+    (ARTIFACTS / name).write_bytes(base64.b64decode(shot["data"]))
+    assert (ARTIFACTS / name).stat().st_size > 10_000
+
+
+def test_follow_up_and_long_input_on_a_laptop_and_a_wide_screen(streamlit_server, browser):
+    from core import service
+
+    url, log = streamlit_server
+    sid = "browser-expected"
+    service.sessions().reset(sid)
+    service.ask(FIRST, session=sid, log=False)
+    expected = service.ask(FOLLOW, session=sid, log=False)
+    service.sessions().reset(sid)
+    named = expected.plan.params.companies
+    assert len(named) >= 2, named
+    for width, height in SCREENS:
+        _screen(browser, width, height)
+        browser.send("Page.navigate", url=url)   # a fresh page: a new conversation
+        _ask(browser, FIRST, 0)
+        _ask(browser, FOLLOW, 1)
+        latest = _latest_answer(browser)
+        # every company the follow-up inherited is accounted for, found or not
+        for company in named:
+            assert company in latest, (company, latest[:1500])
+        assert "Inherited from the conversation" in latest and "'s agreement has" not in latest
+        # the status belongs to its own answer: inside the newest message, not above the history
+        assert "Answered in" in latest and "other" in latest
+        # the Cypher is wrapped inside the viewport; the copy button comes with st.code
+        code = browser.eval("""(() => { const cs = Array.from(document.querySelectorAll('[data-testid="stCode"]'));
+            const c = cs[cs.length - 1]; const pre = c.querySelector('pre'); const r = c.getBoundingClientRect();
+            return {right: r.right, width: window.innerWidth, ws: getComputedStyle(pre.querySelector('code') || pre).whiteSpace,
+                    overflow: pre.scrollWidth - pre.clientWidth}; })()""")
+        assert code["right"] <= code["width"] and code["overflow"] <= 1, code
+        # answer, Cypher and graph start within one screen of each other
+        tops = browser.eval("""(() => { const hs = Array.from(document.querySelectorAll('h4'));
+            const last = (t) => hs.filter(h => h.innerText.trim().startsWith(t)).pop();
+            return ['Answer', 'Cypher that ran', 'Subgraph'].map(t => last(t).getBoundingClientRect().top); })()""")
+        assert max(tops) - min(tops) < height - 150, tops
+        # the example buttons are not cut off: every label fits its button
+        clipped = browser.eval("""Array.from(document.querySelectorAll('.st-key-ask_examples button'))
+            .filter(b => b.scrollWidth > b.clientWidth + 1).length""")
+        assert clipped == 0
+        browser.eval("(() => { const hs = Array.from(document.querySelectorAll('h4')).filter(h => "
+                     "h.innerText.trim() === 'Answer'); hs[hs.length - 1].scrollIntoView({block: 'start'}); })()")
+        time.sleep(1.5)
+        _shot(browser, f"ask-follow-up-{width}x{height}.png")
+
+        # a pasted e-mail: planned on its question, shown which part was used, never echoed
+        _ask(browser, EMAIL, 2)
+        latest = _latest_answer(browser)
+        assert "Question used" in latest and "Which suppliers lack a termination clause?" in latest
+        answer_part = latest.split("Answer", 1)[-1]
+        assert "Procurement will send" not in answer_part and "Termination" in answer_part
+        _shot(browser, f"ask-long-input-{width}x{height}.png")
+
+
+def test_screenshots_of_every_page_on_a_laptop(streamlit_server, browser):
+    url, log = streamlit_server
+    _screen(browser, 1280, 800)
+    for path, heading in (("", "Ask the contract graph"), ("explore", "Explore the graph"),
+                          ("gaps", "Compliance gaps"), ("data", None), ("quality", None), ("query_log", None)):
+        browser.send("Page.navigate", url=url + path)
+        wait_for(lambda: browser.eval("(document.querySelector('h1') || {}).innerText || ''"), 120, f"page {path!r}")
+        if heading:
+            wait_for(lambda: browser.eval("document.querySelector('h1').innerText") == heading, 60, heading)
+        wait_for(lambda: "Running" not in (browser.eval(
+            "(document.querySelector('[data-testid=\"stStatusWidget\"]') || {}).innerText || ''")), 120, "the run")
+        time.sleep(3.0)
+        assert not browser.eval("!!document.querySelector('[data-testid=\"stException\"]')"), path
+        # nothing wider than the screen: no cut-off text at the right
+        assert browser.eval("document.querySelector('[data-testid=\"stMain\"]').scrollWidth <= window.innerWidth + 1"), path
+        _shot(browser, f"page-{path or 'ask'}-1280x800.png")
+    # Explore at depth 3 draws at most the node cap, labelled, with "show more"
+    browser.send("Page.navigate", url=url + "explore")
+    wait_for(lambda: "Show labels" in (browser.eval("document.body.innerText") or ""), 120, "the explore page")
+    assert browser.eval("!!document.querySelector('.st-key-explore_show_labels input:checked')")

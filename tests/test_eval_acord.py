@@ -41,29 +41,44 @@ def test_eval_acord_end_to_end(db, tmp_path):
         out = _run_eval(env, str(root), "--split", "valid", "--json")
         assert out.returncode == 0, out.stderr
         result = json.loads(out.stdout)
-        assert set(result) == {"split", "queries", "default", "methods"}
-        assert result["split"] == "valid" and result["queries"] == 3 and result["default"] == "hybrid"
-        assert set(result["methods"]) == {"fulltext", "vector", "hybrid"}
+        assert set(result) == {"split", "protocol", "queries", "default", "methods"}
+        assert result["split"] == "valid" and result["queries"] == 3 and result["protocol"] == "pool"
+        assert result["default"] == "reranked", "the product's default ranking is the re-ranked hybrid"
+        assert set(result["methods"]) == {"fulltext", "vector", "hybrid", "reranked"}
         for metrics in result["methods"].values():
             assert set(metrics) == {"ndcg@5", "ndcg@10", "p@5_3star", "p@5_4star", "p@5_5star"}
             assert all(0.0 <= v <= 1.0 for v in metrics.values())
         assert "loading 12 clauses" in out.stderr
         assert list((tmp_path / "cache").glob("acord-*.npy"))
 
-        files = list((tmp_path / "results").glob("acord-valid-*.json"))
+        files = list((tmp_path / "results").glob("acord-pool-valid-*.json"))
         assert len(files) == 1
         record = json.loads(files[0].read_text())
-        assert record["date"] in files[0].name and "git_revision" in record
+        assert record["date"] in files[0].name and "git_revision" in record and record["protocol"] == "pool"
+        assert record["reranker"]["candidates"] >= 6
         per_query = {row["query"]: row for row in record["per_query"]}
         # hand-checked case: the only relevant clause quotes the query, so BM25 ranks it first
         assert per_query["New York governing law"]["fulltext"]["ndcg@5"] == 1.0
         assert per_query["New York governing law"]["fulltext"]["p@5_5star"] == pytest.approx(0.2)
+        # the whole-corpus protocol: same shape, its own file; unjudged clauses count as misses
+        corpus = _run_eval(env, str(root), "--split", "valid", "--protocol", "corpus", "--json")
+        assert corpus.returncode == 0, corpus.stderr
+        whole = json.loads(corpus.stdout)
+        assert whole["protocol"] == "corpus" and set(whole["methods"]) == set(result["methods"])
+        assert len(list((tmp_path / "results").glob("acord-corpus-valid-*.json"))) == 1
+        # a fixed score ranks the pool as it ranks the corpus minus the unjudged clauses, which only
+        # move judged ones up: the pool protocol can never score lower for those methods
+        for method in ("fulltext", "vector"):
+            assert result["methods"][method]["ndcg@10"] >= whole["methods"][method]["ndcg@10"] - 1e-9, method
 
         # second run: corpus already loaded (hash matches), readable table, --limit-queries
         again = _run_eval(env, str(root), "--split", "valid", "--limit-queries", "1")
         assert again.returncode == 0, again.stderr
         assert "loading" not in again.stderr and "embedding" not in again.stderr
-        assert "ndcg@5" in again.stdout and "hybrid*" in again.stdout and "1 queries" in again.stdout
+        assert "ndcg@5" in again.stdout and "reranked*" in again.stdout and "1 queries" in again.stdout
+        assert "pool protocol" in again.stdout
+        off = _run_eval(dict(env, CLAUSEGRAPH_RERANK="off"), str(root), "--split", "valid", "--json")
+        assert json.loads(off.stdout)["default"] == "hybrid" and "reranked" not in json.loads(off.stdout)["methods"]
 
         bad = _run_eval(env, str(tmp_path / "missing"), "--split", "valid")
         assert bad.returncode == 2 and "missing" in bad.stderr

@@ -126,8 +126,14 @@ def _demo_gap_companies(min_spend: float) -> set[str]:
     expected = json.loads((DEMO / "expected.json").read_text(encoding="utf-8"))
     agreements = list(csv.DictReader((DEMO / "agreements.csv").open(encoding="utf-8")))
     spend_rows = list(csv.DictReader((DEMO / "spend.csv").open(encoding="utf-8")))
+    rates = {(r["currency"], int(r["year"])): float(r["rate"])
+             for r in csv.DictReader((DEMO / "rates.csv").open(encoding="utf-8"))}
     latest = max(int(r["year"]) for r in spend_rows)
-    spend = {r["company"]: float(r["amount"]) for r in spend_rows if int(r["year"]) == latest}
+    spend: dict[str, float] = {}   # a supplier's rows add up; other currencies through rates.csv
+    for r in spend_rows:
+        if int(r["year"]) == latest:
+            rate = 1.0 if r["currency"] == "EUR" else rates[(r["currency"], latest)]
+            spend[r["company"]] = spend.get(r["company"], 0.0) + float(r["amount"]) * rate
     has_term: dict[str, bool] = {}
     for a in agreements:
         types = {c["type"] for c in expected.get(a["sla_id"], [])}
@@ -194,6 +200,7 @@ def test_gaps_page_heatmap_table_totals_and_exports(demo):
     assert len(with_gaps) > 0 and (table == "✗ missing").any().any()
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Companies"] == "16" and metrics["Companies with gaps"] == str(len(with_gaps))
+    assert metrics["Spend at risk (2024, EUR)"].endswith(" EUR")   # the base currency, named
     assert {b.label for b in at.download_button} == {"Download CSV", "Download Markdown"}
     # filters narrow the report; the drill-down shows the selected company's gaps and clauses
     at.multiselect(key="gaps_countries").set_value(["Germany"]).run()
@@ -213,6 +220,13 @@ def test_explore_page_neighbourhood_and_reading_order(demo):
     at = run_page("pages/explore.py")
     no_problems(at)
     assert at.get("iframe"), "no neighbourhood graph"
+    # a company's spend by year and category (stacked bars, from core.service.company_spend)
+    at.selectbox(key="explore_company").set_value("Klinora Medizintechnik AG").run()
+    no_problems(at)
+    figs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    bars = next(f["data"] for f in figs if f["data"] and f["data"][0]["type"] == "bar")
+    assert [t["name"] for t in bars] == ["Medical Devices", "Field Engineering"]
+    assert bars[0]["x"] == ["2023", "2024"] and bars[1]["y"] == [150000.0, 230000.0]
     at.segmented_control(key="explore_kind").set_value("Agreement").run()
     at.selectbox(key="explore_agreement").set_value("SLA-001").run()
     at.slider(key="explore_depth").set_value(1).run()

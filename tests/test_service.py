@@ -17,6 +17,7 @@ from core.graph import vocabulary as graph_cache
 from core.evaluation.questions import load_questions, run_questions
 from core.ingest.pipeline import ingest_corpus, reset_graph, set_clause_type
 from core.service import ask, gap_report, sessions
+from support import llm, server  # noqa: F401 - the scripted OpenAI-compatible server (LLM re-ranking)
 
 HELDOUT = Path(__file__).parent / "fixtures" / "heldout_corpus"
 
@@ -160,7 +161,7 @@ def test_relay_counts_without_a_round_trip_and_survives_a_stale_vocabulary(graph
     import time as _time
 
     r = ask("Clauses of healthcare suppliers about keeping devices running", db=graph, log=False)
-    assert r.mode == "relay" and {t.get("counted_by") for t in r.trace} == {"vocabulary"}
+    assert r.mode == "relay" and {t.get("counted_by") for t in r.trace if t["strategy"] != "rerank"} == {"vocabulary"}
     from core.embeddings import get_embedder
     from core.types import Plan, PlanParams
     from core.retrieval.retrievers import RelayRetriever
@@ -186,25 +187,74 @@ def test_relay_counts_without_a_round_trip_and_survives_a_stale_vocabulary(graph
 def test_hybrid_mode_ranks_in_cypher_exactly_as_the_search_library(graph, embedder):
     """Hybrid mode fuses inside its one query (core.queries.retrieval.hybrid_fused); the search
     library (core.search.hybrid_search, what the ACORD evaluation scores) fuses in Python. Same
-    candidates, same blend, same cap: the same clauses in the same order with the same scores."""
-    from core.retrieval import search
+    candidates, same blend, same cap: the same clauses in the same order with the same scores.
+    The re-ranking after the query is the evaluation's too: the evidence shown is what
+    `eval acord`'s `reranked` method makes of the library's candidates."""
+    from core.evaluation.acord import AcordQuery, rerank_hits
+    from core.retrieval import rerank, search
 
     assert (search.DEFAULT_FUSION, search.DEFAULT_NORMALIZE) == ("linear", "max"), \
         "hybrid_fused implements linear fusion normalized by the max: change both together"
-    compared = 0
+    model = rerank.load_model()
+    compared = reordered = 0
     for text in ["backup restoration after an outage", "notice period for ending the contract",
                  "personal data breach", "invoices and late payment interest", "服务水平 赔偿"]:
         r = ask(text, mode="hybrid", db=graph, log=False)
         params = r.plan.params
         assert not any(getattr(params, k) for k in ("companies", "sla_ids", "countries", "industries", "cities")), text
-        lib = search.hybrid_search(graph, params.text, embedder.encode_one(params.text), k=6,
-                                   per_agreement_cap=2)
+        assert r.params["k"] == model.candidates, "the query returns the re-ranker's candidates"
+        lib = search.hybrid_search(graph, params.text, embedder.encode_one(params.text), k=r.params["k"],
+                                   candidates=r.params["candidates"], per_agreement_cap=2)
         assert [row["clause_id"] for row in r.rows] == [h.clause_id for h in lib], text
         assert [row["score"] for row in r.rows] == pytest.approx([h.score for h in lib], abs=1e-6), text
+        texts = {row["clause_id"]: row["text"] for row in r.rows}
+        evaluated = rerank_hits(AcordQuery(text, params.text, "", "valid"), lib, texts, model)
+        shown = [e.clause_id for e in r.evidence]
+        assert shown == evaluated[:6], text
+        reordered += shown != [h.clause_id for h in lib[:6]]
+        assert any(t["strategy"] == "rerank" and t["after_query"] and t["applied"] for t in r.trace)
+        assert "Re-ranked after the query" in r.plan.why
         compared += len(lib)
-    assert compared >= 20
+    assert compared >= 20 and reordered >= 1
     again = graph.read(r.cypher, r.params)
     assert again == r.rows, "the Cypher shown re-runs to the rows shown"
+
+
+def test_reranking_can_be_switched_off(graph, monkeypatch):
+    monkeypatch.setenv("CLAUSEGRAPH_RERANK", "off")
+    r = ask("backup restoration after an outage", mode="hybrid", db=graph, log=False)
+    assert r.params["k"] == 6 and [e.clause_id for e in r.evidence] == [row["clause_id"] for row in r.rows]
+    assert not any(t["strategy"] == "rerank" for t in r.trace)
+    monkeypatch.setenv("CLAUSEGRAPH_RERANK", "on")
+    monkeypatch.setenv("CLAUSEGRAPH_RERANK_CANDIDATES", "10")
+    r = ask("What happens if power is lost at the data centre?", mode="relay", db=graph, log=False)
+    assert r.params["k"] == 10 and len(r.evidence) <= 6 and len(r.rows) >= len(r.evidence)
+    assert {e.clause_id for e in r.evidence} <= {row["clause_id"] for row in r.rows}
+    assert any("10 candidates for re-ranking" in w for w in r.warnings)
+
+
+def test_llm_reranking_reorders_the_shown_clauses_and_falls_back(graph, llm, monkeypatch):
+    """Opt-in LLM re-ranking through the Text2Cypher client (here the scripted local server): it
+    re-orders the offline re-ranker's top candidates by its stars, and any failure keeps the
+    offline order with a warning. The rows stay the query's either way."""
+    from core.text2cypher.rerank_llm import RERANK_TAG
+
+    question = "backup restoration after an outage"
+    offline = ask(question, mode="hybrid", db=graph, log=False)
+    assert not llm.requests, "LLM re-ranking is off unless asked for"
+    shown = [e.clause_id for e in offline.evidence]
+    monkeypatch.setenv("CLAUSEGRAPH_LLM_RERANK", "on")
+    monkeypatch.setenv("CLAUSEGRAPH_LLM_RERANK_CANDIDATES", "3")
+    llm.on(lambda req: RERANK_TAG in req.system, '{"ratings": [1, 2, 5]}')
+    r = ask(question, mode="hybrid", db=graph, log=False)
+    assert [e.clause_id for e in r.evidence] == [shown[2], shown[1], shown[0]] + shown[3:]
+    assert r.rows == offline.rows and graph.read(r.cypher, r.params) == r.rows
+    step = next(t for t in r.trace if t["strategy"] == "rerank")
+    assert step["llm_applied"] and step["llm_tokens"] > 0 and "and the LLM" in r.plan.why
+    llm.on(lambda req: RERANK_TAG in req.system, {"status": 500})
+    r = ask(question, mode="hybrid", db=graph, log=False)
+    assert [e.clause_id for e in r.evidence] == shown
+    assert any("kept the offline order" in w for w in r.warnings)
 
 
 def test_gap_counts_only_assigned_types(graph):

@@ -5,7 +5,9 @@ matched it says so plainly and returns no evidence. Evidence always carries full
 """
 from __future__ import annotations
 
-from core.types import COMPANY_INTENTS, DOCUMENT_INTENTS, SEARCH_INTENTS, Evidence, Intent, Plan
+import re
+
+from core.types import COMPANY_INTENTS, DOCUMENT_INTENTS, SEARCH_INTENTS, SPEND_INTENTS, Evidence, Intent, Plan
 
 MAX_EVIDENCE = 50
 
@@ -14,6 +16,8 @@ def build_evidence(rows: list[dict], plan: Plan) -> list[Evidence]:
     out: list[Evidence] = []
     seen = set()
     company_level = plan.intent in COMPANY_INTENTS and plan.params.count_unit != "clauses"
+    if plan.intent == Intent.SPEND_BY:
+        return _group_evidence(rows, plan)
     for row in rows:
         if company_level or "clause_id" not in row:
             key = ("company", row.get("company"))
@@ -36,6 +40,17 @@ def build_evidence(rows: list[dict], plan: Plan) -> list[Evidence]:
                                 clause_types=row.get("clause_types")))
         if len(out) >= MAX_EVIDENCE:
             break
+    return out
+
+
+def _group_evidence(rows: list[dict], plan: Plan) -> list[Evidence]:
+    """Spend per group: one item per group (its total and largest suppliers), no clause."""
+    out = []
+    for row in rows[:MAX_EVIDENCE]:
+        largest = ", ".join(f"{c['company']} {_amount(c['spend'], plan.params.currency)}" for c in row.get("largest") or [])
+        out.append(Evidence(ref=f"S{len(out) + 1}", score=_f(row.get("spend")),
+                            text=f"{row.get('group_name')}: {_amount(row.get('spend'), plan.params.currency)}, "
+                                 f"{row.get('companies')} suppliers (largest: {largest})"))
     return out
 
 
@@ -112,6 +127,11 @@ def _join(items: list[str], lang: str) -> str:
     if len(items) <= 2:
         return " and ".join(items)
     return ", ".join(items[:-1]) + ", and " + items[-1]
+
+
+def _amount(v, currency: str | None) -> str:
+    """An amount with its currency: every spend figure is in the graph's base currency."""
+    return f"{_money(v)} {currency}" if currency else _money(v)
 
 
 def _money(v) -> str:
@@ -192,6 +212,23 @@ def _type_label(name: str | None, lang: str) -> str | None:
 
 
 def compose_answer(plan: Plan, rows: list[dict], evidence: list[Evidence]) -> str:
+    if plan.intent in SPEND_INTENTS or (plan.intent == Intent.SUM_SPEND and plan.params.spend_categories
+                                        and not plan.params.types):
+        return cite_every_card(spend_answer(plan, rows, evidence), evidence, plan.language)
+    return cite_every_card(_compose(plan, rows, evidence), evidence, plan.language)
+
+
+def cite_every_card(answer: str, evidence: list[Evidence], lang: str = "en") -> str:
+    """The answer with every evidence card cited: a card the sentence does not cite would be
+    shown as support for a claim nobody made, so any left over is named at the end."""
+    cited = set(re.findall(r"\[(S\d+)\]", answer))
+    left = [f"[{e.ref}]" for e in evidence if e.ref not in cited]
+    if not left:
+        return answer
+    return answer + (f"（另见 {' '.join(left)}）" if lang == "zh" else f" (See also {' '.join(left)}.)")
+
+
+def _compose(plan: Plan, rows: list[dict], evidence: list[Evidence]) -> str:
     lang = plan.language
     p = plan.params
     types = p.types or []
@@ -234,8 +271,9 @@ def compose_answer(plan: Plan, rows: list[dict], evidence: list[Evidence]) -> st
             return f"{n} {what}." + (f" {refs}" if refs else "")
         total = sum(float(r.get("spend") or 0) for r in rows)
         if lang == "zh":
-            return f"{n} 家{what}的总支出为 {_money(total)}。" + (f" {refs}" if refs else "")
-        return f"The total {p.spend_year or 'latest'} spend of the {n} {what} is {_money(total)}." + (f" {refs}" if refs else "")
+            return f"{n} 家{what}的总支出为 {_amount(total, p.currency)}。" + (f" {refs}" if refs else "")
+        return (f"The total {p.spend_year or 'latest'} spend of the {n} {what} is {_amount(total, p.currency)}."
+                + (f" {refs}" if refs else ""))
 
     if not rows:
         return _nothing(plan, tname, scope, lang)
@@ -247,45 +285,125 @@ def compose_answer(plan: Plan, rows: list[dict], evidence: list[Evidence]) -> st
         items = [f"{comp} ({', '.join(refs)})" for comp, refs in groups.items()]
         what = _subject(plan, tname, scope, lang)
         if lang == "zh":
-            return f"{len(items)} 家{what}：" + "；".join(items) + "。"
-        return f"{len(items)} {what}: " + "; ".join(items) + "."
+            return f"{len(items)} 家{what}：" + "；".join(items) + "。" + _unlisted_named(plan, evidence, tname, lang)
+        return f"{len(items)} {what}: " + "; ".join(items) + "." + _unlisted_named(plan, evidence, tname, lang)
 
     if intent in {Intent.GAP, Intent.NO_AGREEMENT, Intent.COMPANIES}:
         items = []
-        for e, r in zip(evidence, rows):
+        by_company = {}
+        for r in rows:
+            by_company.setdefault(r.get("company"), r)
+        for e in evidence:
+            r = by_company.get(e.company) or {}
             spend_word, missing_word = ("支出", "缺少") if lang == "zh" else ("spend", "missing")
-            extra = f"{spend_word} {_money(r.get('spend'))}" if r.get("spend") is not None else ""
+            extra = f"{spend_word} {_amount(r.get('spend'), p.currency)}" if r.get("spend") is not None else ""
             if intent == Intent.GAP and len(types) > 1 and r.get("missing"):
                 extra = (extra + "; " if extra else "") + f"{missing_word} " + _join(
                     [_type_label(t, lang) for t in r["missing"]], lang if lang == "zh" else "list")
             items.append(f"{e.company} ({extra}) [{e.ref}]" if extra else f"{e.company} [{e.ref}]")
         what = _subject(plan, tname, scope, lang)
         if lang == "zh":
-            return f"{len(items)} 家{what}：" + "；".join(items) + "。" + _review_note(evidence, lang)
-        return f"{len(items)} {what}: " + "; ".join(items) + "." + _review_note(evidence, lang)
+            return f"{len(items)} 家{what}：" + "；".join(items) + "。" + _review_note(evidence, lang) + \
+                _unlisted_named(plan, evidence, tname, lang)
+        return f"{len(items)} {what}: " + "; ".join(items) + "." + _review_note(evidence, lang) + \
+            _unlisted_named(plan, evidence, tname, lang)
 
-    # clause answers
+    return _clause_answer(plan, rows, evidence, tname, scope)
+
+
+def _clause_answer(plan: Plan, rows: list[dict], evidence: list[Evidence], tname: str, scope: str) -> str:
+    """Clauses grouped by company, then every named company, agreement and type that has none."""
+    lang = plan.language
+    if plan.intent == Intent.NEXT_CLAUSE:
+        return _next_clause_answer(plan, rows, evidence)
     by_company: dict[str, list[Evidence]] = {}
     for e in evidence:
         by_company.setdefault(e.company or "?", []).append(e)
     lines = []
     for comp, evs in by_company.items():
         cites = ", ".join(f"{e.clause_title or e.clause_id} ({_type_label(e.clause_type, lang)}) [{e.ref}]" for e in evs)
-        lines.append(f"{comp}: {cites}")
-    if intent == Intent.NEXT_CLAUSE:
-        r0 = rows[0]
-        e0 = evidence[0]
-        rel = "after" if (p.direction or "after") == "after" else "before"
-        if lang == "zh":
-            return (f"{e0.company} 的协议 {e0.sla_id} 中，“{r0.get('anchor_title')}”{'之后' if rel == 'after' else '之前'}"
-                    f"的条款是“{e0.clause_title}”（{_type_label(e0.clause_type, lang)}）[{e0.ref}]。")
-        return (f"In {e0.company}'s agreement {e0.sla_id}, the clause {rel} \"{r0.get('anchor_title')}\" is "
-                f"\"{e0.clause_title}\" ({e0.clause_type}) [{e0.ref}]: {_lead(e0.text)}")
-    head = _clause_head(plan, tname, scope, len(evidence), len(by_company), lang)
+        lines.append(f"{comp}: {cites}" + _company_type_gaps(plan, evs, lang))
+    head = _clause_head(plan, tname, scope, len(evidence), list(by_company), lang)
+    missing = _missing_named(plan, rows, tname, lang)
     if len(evidence) == 1:
         e = evidence[0]
-        return f"{head}\n{e.company}, {e.sla_id} \"{e.clause_title}\" [{e.ref}]: {_lead(e.text, 400)}"
-    return head + "\n" + "\n".join(f"- {line}" for line in lines)
+        return (f"{head}\n{e.company}, {e.sla_id} \"{e.clause_title}\" [{e.ref}]: {_lead(e.text, 400)}"
+                + _company_type_gaps(plan, evidence, lang) + missing)
+    return head + "\n" + "\n".join(f"- {line}" for line in lines) + missing
+
+
+def _next_clause_answer(plan: Plan, rows: list[dict], evidence: list[Evidence]) -> str:
+    r0, e0, lang = rows[0], evidence[0], plan.language
+    rel = "after" if (plan.params.direction or "after") == "after" else "before"
+    if lang == "zh":
+        return (f"{e0.company} 的协议 {e0.sla_id} 中，“{r0.get('anchor_title')}”{'之后' if rel == 'after' else '之前'}"
+                f"的条款是“{e0.clause_title}”（{_type_label(e0.clause_type, lang)}）[{e0.ref}]。")
+    return (f"In {e0.company}'s agreement {e0.sla_id}, the clause {rel} \"{r0.get('anchor_title')}\" is "
+            f"\"{e0.clause_title}\" ({e0.clause_type}) [{e0.ref}]: {_lead(e0.text)}")
+
+
+def _row_types(item) -> set[str]:
+    """Every type a clause row or card counts as (its confident types, else its main type)."""
+    if isinstance(item, Evidence):
+        return set(item.clause_types or []) | ({item.clause_type} if item.clause_type else set())
+    return set(item.get("clause_types") or []) | ({item["clause_type"]} if item.get("clause_type") else set())
+
+
+def _company_type_gaps(plan: Plan, evs: list[Evidence], lang: str) -> str:
+    """With several types asked, the ones this company's cited clauses do not cover."""
+    types = plan.params.types or []
+    if len(types) < 2 or plan.intent in SEARCH_INTENTS:
+        return ""
+    have = set().union(*(_row_types(e) for e in evs)) if evs else set()
+    lacking = [t for t in types if t not in have]
+    if not lacking:
+        return ""
+    if lang == "zh":
+        return "；没有" + "、".join(_type_label(t, lang) for t in lacking) + "条款"
+    return "; no " + _join(lacking, "en") + " clause"
+
+
+def _missing_named(plan: Plan, rows: list[dict], tname: str, lang: str) -> str:
+    """Every company, agreement and clause type the question named that the rows do not
+    contain, said in so many words: silence would read as "not asked about"."""
+    p = plan.params
+    found_companies = {str(r.get("company") or "").casefold() for r in rows}
+    found_slas = {str(r.get("sla_id") or "").casefold() for r in rows}
+    who = [c for c in p.companies or [] if c.casefold() not in found_companies]
+    who += [s for s in p.sla_ids or [] if s.casefold() not in found_slas and not p.companies]
+    notes = []
+    if who:
+        names = _join(who, lang)
+        if lang == "zh":
+            notes.append(f"未找到{names}的{tname or '相关'}条款。" if plan.intent not in SEARCH_INTENTS
+                         else f"{names}没有与“{_quote(p.text)}”相关的条款。")
+        elif plan.intent in SEARCH_INTENTS:
+            notes.append(f"No clause of {names} matches \"{_quote(p.text)}\".")
+        elif plan.intent == Intent.DOCUMENT_TOPIC:
+            notes.append(f"None of the closest clauses is from {names}.")
+        else:
+            notes.append(f"No {tname + ' ' if tname else ''}clause was found for {names}.")
+    if len(p.types or []) > 1 and plan.intent not in SEARCH_INTENTS:
+        have = set().union(*(_row_types(r) for r in rows)) if rows else set()
+        for t in (t for t in p.types if t not in have):
+            notes.append(f"未找到{_type_label(t, lang)}条款。" if lang == "zh" else f"No {t} clause was found.")
+    return ("\n" + " ".join(notes)) if notes else ""
+
+
+def _unlisted_named(plan: Plan, evidence: list[Evidence], tname: str, lang: str) -> str:
+    """Named companies a company list leaves out: for a gap they have the type, for a
+    presence question they do not; either way the answer says so."""
+    listed = {str(e.company or "").casefold() for e in evidence}
+    others = [c for c in plan.params.companies or [] if c.casefold() not in listed]
+    if not others or not tname:
+        return ""
+    who, one = _join(others, lang), len(others) == 1
+    gap = plan.intent == Intent.GAP if plan.params.gap is None else plan.params.gap
+    if lang == "zh":
+        return f" {who}不缺少{tname}条款。" if gap else f" {who}没有{tname}条款（找到 0 个）。"
+    if gap:
+        return f" {who} {'does' if one else 'do'} not lack a {tname} clause."
+    return f" {who} {'has' if one else 'have'} no {tname} clause (0 found)."
 
 
 def _review_note(evidence: list[Evidence], lang: str) -> str:
@@ -327,22 +445,34 @@ def _subject(plan: Plan, tname: str, scope: str, lang: str) -> str:
     return scope
 
 
-def _clause_head(plan: Plan, tname: str, scope: str, n: int, n_comp: int, lang: str) -> str:
+def _clause_head(plan: Plan, tname: str, scope: str, n: int, found: list[str], lang: str) -> str:
+    """The first line of a clause answer; a named owner is only the companies that have clauses
+    (the others are named after the list, as having none)."""
     intent = plan.intent
     p = plan.params
+    n_comp = len(found)
     if lang == "zh":
-        who = "、".join(p.companies or []) or scope
+        who = "、".join(found) if (p.companies or p.sla_ids) and found else ("、".join(p.sla_ids or []) or scope)
         return f"找到 {n_comp} 家公司的 {n} 个{tname or '相关'}条款（{who}）："
     if intent in DOCUMENT_INTENTS:
-        who = _join(p.companies or p.sla_ids or [], "en")
+        owner = _owner(found if p.companies and found else (p.companies or p.sla_ids or []))
         if intent == Intent.DOCUMENT:
-            return f"{who}'s agreement has {n} clauses, in order:"
+            return f"{owner[0].upper() + owner[1:]} {'has' if owner.endswith('agreement') else 'have'} {n} clauses, in order:"
         if intent == Intent.DOCUMENT_TOPIC:
-            return f"The most relevant clauses of {who}'s agreement about \"{p.text}\":"
-        return f"{who}'s agreement has {n} {tname} clause{'s' if n != 1 else ''}:"
+            return f"The most relevant clauses of {owner} about \"{_quote(p.text)}\":"
+        verb = "has" if owner.endswith("agreement") else "have"
+        return f"{owner[0].upper() + owner[1:]} {verb} {n} {tname} clause{'s' if n != 1 else ''}:"
     if intent in SEARCH_INTENTS:
-        return f"{n} clause{'s' if n != 1 else ''} of {scope} match \"{p.text}\" (closest first):"
+        return f"{n} clause{'s' if n != 1 else ''} of {scope} match \"{_quote(p.text)}\" (closest first):"
     return f"{n} {tname} clause{'s' if n != 1 else ''} from {n_comp} {scope}:"
+
+
+def _owner(names: list[str]) -> str:
+    """"X's agreement" for one owner, "the agreements of X and Y" for several (never "X, Y,
+    and Z's agreement")."""
+    if len(names) == 1:
+        return f"{names[0]}'s agreement"
+    return "the agreements of " + _join(names, "en")
 
 
 def _nothing(plan: Plan, tname: str, scope: str, lang: str) -> str:
@@ -351,22 +481,111 @@ def _nothing(plan: Plan, tname: str, scope: str, lang: str) -> str:
         if intent == Intent.GAP:
             return f"没有{scope}缺少{tname}条款：所有符合条件的供应商都有该条款。"
         if intent in SEARCH_INTENTS:
-            return f"没有{scope}的条款与“{plan.params.text}”相关。"
+            return f"没有{scope}的条款与“{_quote(plan.params.text)}”相关。"
+        who = "、".join(plan.params.companies or plan.params.sla_ids or [])
+        if who and intent == Intent.PRESENCE:
+            return f"没有：{who}没有{tname}条款（找到 0 个）。"
+        if who and tname:
+            return f"在{who}的协议中没有找到{tname}条款。"
         return "没有找到符合条件的结果。"
     if intent == Intent.GAP:
         return f"None of the {scope} lacks a {tname} clause (no company matched)."
     if intent == Intent.PRESENCE:
         who = _join(plan.params.companies or [], "en")
         if who:
-            return f"No: {who} has no {tname} clause (0 found)."
+            return f"No: {who} {'has' if len(plan.params.companies) == 1 else 'have'} no {tname} clause (0 found)."
         return f"No {scope} has a {tname} clause (0 found)."
     if intent == Intent.NO_AGREEMENT:
         return "Every matching company has at least one agreement."
     if intent in DOCUMENT_INTENTS:
-        who = _join(plan.params.companies or plan.params.sla_ids or [], "en")
-        return f"No {tname + ' ' if tname else ''}clause found in {who}'s agreement."
+        return f"No {tname + ' ' if tname else ''}clause found in {_owner(plan.params.companies or plan.params.sla_ids or [])}."
     if intent == Intent.NEXT_CLAUSE:
         return "No such clause found: the anchor clause was not found or is the last one."
     if intent in SEARCH_INTENTS:
-        return f"No clause of {scope} is about \"{plan.params.text}\"."
+        return f"No clause of {scope} is about \"{_quote(plan.params.text)}\"."
     return f"No {tname + ' ' if tname else ''}clauses found for {scope}."
+
+
+# ---------------------------------------------------------------------------------------
+# spend figures
+
+_GROUP_ZH = {"country": "国家", "industry": "行业", "category": "支出类别"}
+
+
+def spend_answer(plan: Plan, rows: list[dict], evidence: list[Evidence]) -> str:
+    """Spend on categories, rankings, totals per group, one supplier over the years; every
+    figure with the base currency."""
+    p, lang, intent = plan.params, plan.language, plan.intent
+    year = p.spend_year
+    cats = _join(p.spend_categories or [], "zh" if lang == "zh" else "en")
+    if not rows:
+        if lang == "zh":
+            return "没有找到符合条件的支出数据。"
+        return "No spend data matches this question" + (f" ({cats}" + (f", {year})" if year else ")") if cats else ".")
+    if intent == Intent.SPEND_HISTORY:
+        return _history_answer(plan, rows, evidence)
+    if intent == Intent.SPEND_BY:
+        return _group_answer(plan, rows, evidence)
+    per_company = {}
+    for r in rows:
+        per_company.setdefault(r.get("company"), float(r.get("spend") or 0))
+    items = [f"{e.company} ({_amount(per_company.get(e.company), p.currency)}) [{e.ref}]" for e in evidence]
+    filt = describe_filters_zh(plan) if lang == "zh" else describe_filters(plan)
+    if intent == Intent.SUM_SPEND:
+        total = _amount(sum(per_company.values()), p.currency)
+        if lang == "zh":
+            return f"{year}年{filt}在{cats}上的支出为 {total}，涉及 {len(per_company)} 家供应商：" + "；".join(items) + "。"
+        scope = f" with suppliers {filt}" if filt else ""
+        return (f"The {year} spend on {cats}{scope} is {total}, across {len(per_company)} supplier"
+                f"{'s' if len(per_company) != 1 else ''}: " + "; ".join(items) + ".")
+    on = f" on {cats}" if cats else ""
+    if lang == "zh":
+        where_ = f"在{cats}上" if cats else ""
+        return f"{year}年{filt}{where_}支出最高的 {len(items)} 家供应商：" + "；".join(items) + "。"
+    scope = f" {filt}" if filt else ""
+    if not p.top:
+        return f"{len(items)} supplier{'s' if len(items) != 1 else ''}{scope} with {year} spend{on}, highest first: " \
+            + "; ".join(items) + "."
+    return (f"The {len(items)} supplier{'s' if len(items) != 1 else ''}{scope} with the highest {year} spend{on}: "
+            + "; ".join(items) + ".")
+
+
+def _group_answer(plan: Plan, rows: list[dict], evidence: list[Evidence]) -> str:
+    p, lang = plan.params, plan.language
+    group = p.group_by or "category"
+    parts = [(r.get("group_name") if not (lang == "zh" and group in {"country", "industry"}) else
+              _zh_value("countries" if group == "country" else "industries", r.get("group_name")),
+              _amount(r.get("spend"), p.currency), r.get("companies"), e.ref) for r, e in zip(rows, evidence)]
+    total = _amount(sum(float(r.get("spend") or 0) for r in rows), p.currency)
+    cats = _join(p.spend_categories or [], "zh" if lang == "zh" else "en")
+    if lang == "zh":
+        on = f"在{cats}上" if cats else ""
+        return (f"{p.spend_year}年按{_GROUP_ZH[group]}统计{on}的支出：" + "；".join(
+            f"{g} {a}（{n} 家供应商）[{ref}]" for g, a, n, ref in parts) + f"。合计 {total}。")
+    on = f" on {cats}" if cats else ""
+    return (f"{p.spend_year} spend{on} by {group}: " + "; ".join(
+        f"{g} {a} ({n} supplier{'s' if n != 1 else ''}) [{ref}]" for g, a, n, ref in parts) + f". Total: {total}.")
+
+
+def _history_answer(plan: Plan, rows: list[dict], evidence: list[Evidence]) -> str:
+    lang, cur = plan.language, plan.params.currency
+    refs = {e.company: e.ref for e in evidence}
+    years: dict[str, dict[int, list[tuple[str, float]]]] = {}
+    for r in rows:
+        years.setdefault(r.get("company"), {}).setdefault(r.get("year"), []).append(
+            (r.get("category"), float(r.get("spend") or 0)))
+    lines = []
+    for company, by_year in years.items():
+        parts = []
+        for y, cats in sorted(by_year.items()):
+            detail = ", ".join(f"{c} {_money(a)}" for c, a in cats)
+            total = _amount(sum(a for _, a in cats), cur)
+            parts.append(f"{y}年 {total}（{detail}）" if lang == "zh" else f"{y}: {total} ({detail})")
+        sep = "；" if lang == "zh" else "; "
+        lines.append(f"{company}{'：' if lang == 'zh' else ': '}" + sep.join(parts) + f" [{refs.get(company, 'S1')}]")
+    return ("。".join(lines) + "。") if lang == "zh" else ". ".join(lines) + "."
+
+
+def _quote(text: str | None, limit: int = 120) -> str:
+    """Search words as quoted in an answer: a short excerpt, never a whole pasted text."""
+    return _lead(text, limit)

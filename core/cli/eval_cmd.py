@@ -26,9 +26,12 @@ def _progress(message: str) -> None:
 
 def _add_acord(eval_sub) -> None:
     p = eval_sub.add_parser("acord", help="ACORD clause retrieval: NDCG@5/10 and star precision@5 "
-                                          "for fulltext, vector and hybrid search")
+                                          "for fulltext, vector, hybrid and re-ranked search")
     p.add_argument("dir", help="ACORD folder: corpus.jsonl, queries.jsonl, qrels/<split>.tsv")
     p.add_argument("--split", choices=["train", "valid", "test"], default="valid")
+    p.add_argument("--protocol", choices=["pool", "corpus"], default="pool",
+                   help="pool (default, as the ACORD paper): rank each query's judged clauses only; "
+                        "corpus: rank the whole corpus, unjudged clauses count as irrelevant")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.add_argument("--limit-queries", type=int, default=None, metavar="N", help="only the first N queries")
     p.set_defaults(func=_run_acord)
@@ -40,7 +43,7 @@ def _run_acord(args) -> int:
     if args.limit_queries is not None and args.limit_queries < 1:
         raise UserError("--limit-queries must be at least 1")
     try:
-        result = evaluate(args.dir, args.split, args.limit_queries, log=_progress)
+        result = evaluate(args.dir, args.split, args.limit_queries, log=_progress, protocol=args.protocol)
     except AcordFormatError as exc:
         raise UserError(str(exc)) from exc
     print(json.dumps(result, indent=2) if args.json else format_table(result))

@@ -1,7 +1,10 @@
-"""`python -m core train-classifier`: train the provision classifier on the CUAD dev split.
+"""`python -m core train-classifier` and `python -m core train-reranker`.
 
-One reproducible command (seeded, deterministic folds); writes the small committed artifact
-data/models/provisions.{npz,json} and prints the out-of-fold presence figures it stores.
+train-classifier: the provision classifier on the CUAD dev split (seeded, deterministic folds);
+writes the small committed artifact data/models/provisions.{npz,json} and prints the
+out-of-fold presence figures it stores.
+train-reranker: the learned search re-ranker on ACORD train judgements, chosen on valid (the
+test split is never read); writes the committed data/models/reranker.json (a few KB).
 """
 from __future__ import annotations
 
@@ -13,6 +16,7 @@ from core.cli import UserError
 from core.config import PROJECT_ROOT
 
 DEFAULT_DEV = PROJECT_ROOT.parent / "shared" / "data" / "cuad-dev"
+DEFAULT_ACORD = PROJECT_ROOT.parent / "shared" / "data" / "acord"
 
 
 def register(sub) -> None:
@@ -26,6 +30,15 @@ def register(sub) -> None:
     p.add_argument("--folds", type=int, default=5, metavar="K", help="cross-validation folds (by contract)")
     p.add_argument("--json", action="store_true", help="print the cross-validation figures as JSON")
     p.set_defaults(func=_run)
+
+    r = sub.add_parser("train-reranker", help="train the search re-ranker on ACORD train judgements "
+                                              "(chosen on valid; the test split is never read)")
+    r.add_argument("--acord", default=str(DEFAULT_ACORD), metavar="DIR",
+                   help="ACORD folder: corpus.jsonl, queries.jsonl, qrels/train.tsv and qrels/valid.tsv")
+    r.add_argument("--out", default=None, metavar="FILE", help="model file (default data/models/reranker.json)")
+    r.add_argument("--folds", type=int, default=5, metavar="K", help="cross-validation folds (by query) on train")
+    r.add_argument("--json", action="store_true", help="print the selection grid and figures as JSON")
+    r.set_defaults(func=_run_reranker)
 
 
 def _progress(message: str) -> None:
@@ -45,5 +58,24 @@ def _run(args) -> int:
     except CuadFormatError as exc:
         raise UserError(str(exc)) from exc
     print(json.dumps(result.cv, indent=2) if args.json else format_cv(result.cv))
+    _progress(f"trained in {result.seconds:.0f}s")
+    return 0
+
+
+def _run_reranker(args) -> int:
+    from core.evaluation.acord import AcordFormatError
+    from core.evaluation.rerank_training import format_result, train_and_save
+
+    if args.folds < 2:
+        raise UserError("--folds must be at least 2")
+    if not Path(args.acord).is_dir():
+        raise UserError(f"ACORD folder {args.acord} not found (pass --acord DIR)")
+    try:
+        result = train_and_save(args.acord, args.out, args.folds, log=_progress)
+    except AcordFormatError as exc:
+        raise UserError(str(exc)) from exc
+    payload = {"chosen": result.chosen, "grid": result.grid, "within_pool_ndcg@10": result.figures,
+               "model": str(result.model_path)}
+    print(json.dumps(payload, indent=2) if args.json else format_result(result))
     _progress(f"trained in {result.seconds:.0f}s")
     return 0

@@ -24,6 +24,8 @@ class Vocabulary:
     agreements: list[dict] = field(default_factory=list)     # id, company, service_name, governing_law
     clause_types: list[str] = field(default_factory=list)
     spend_years: list[int] = field(default_factory=list)
+    spend_categories: list[str] = field(default_factory=list)   # SpendCategory names, as in the data
+    base_currency: str | None = None                            # the currency of every spend total
     clause_type_counts: dict[str, int] = field(default_factory=dict)  # clauses classified as each type
 
     @cached_property
@@ -79,11 +81,19 @@ def _load(db: Database) -> Vocabulary:
         agreements=db.read(q.AGREEMENTS),
         clause_types=[r["name"] for r in types],
         spend_years=[r["year"] for r in db.read(q.SPEND_YEARS)],
+        spend_categories=[r["name"] for r in db.read(q.SPEND_CATEGORIES)],
+        base_currency=_one_currency(db),
         clause_type_counts={r["name"]: r["clauses"] for r in types},
     )
     vocab.clause_statistics  # noqa: B018 - tens of ms at 10,000 suppliers: here (often in the
     # background refresh), not inside whichever relay question first needs it
     return vocab
+
+
+def _one_currency(db: Database) -> str | None:
+    """The base currency the totals were written in (one per graph; None when the data named none)."""
+    found = [r["currency"] for r in db.read(q.SPEND_CURRENCIES)]
+    return found[0] if len(found) == 1 else None
 
 
 _refreshing: set[str] = set()

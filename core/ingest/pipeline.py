@@ -238,21 +238,45 @@ def _write_business_data(db: Database, corpus: Corpus, report: IngestReport) -> 
          "street": a.street, "city": a.city, "postal_code": a.postal_code, "country": a.country}
         for a in corpus.addresses]})
     report.addresses = len(corpus.addresses)
-    spend_props: dict[str, dict] = {}
-    for row in corpus.spend:
-        props = spend_props.setdefault(row.company, {})
-        props[f"spend_{row.year}"] = float(row.amount)
-        if row.currency:
-            props["spend_currency"] = row.currency
-        if row.category:
-            props["spend_category"] = row.category
-    db.write(q.SET_SPEND, {"rows": [{"company": k, "props": v} for k, v in spend_props.items()]})
+    _write_spend(db, corpus)
     report.spend_rows = len(corpus.spend)
     years = sorted({row.year for row in corpus.spend})
     if years:
         latest = max(_graph_spend_years(db) or years)
         db.write(q.SET_SPEND_LATEST, {"key": f"spend_{latest}", "year": latest})
     report.timings_s["write_business"] = time.perf_counter() - t0
+
+
+UNCATEGORISED = "Uncategorised"
+
+
+def _write_spend(db: Database, corpus: Corpus) -> None:
+    """Yearly totals on the company (what thresholds and the gap report read, one indexed property)
+    and the per-category breakdown as SPENT edges; a company in spend.csv is replaced whole."""
+    totals: dict[str, dict[int, float]] = {}
+    cells: dict[tuple[str, int, str], dict] = {}
+    for row in corpus.spend:
+        years = totals.setdefault(row.company, {})
+        years[row.year] = years.get(row.year, 0.0) + row.base_amount
+        cell = cells.setdefault((row.company, row.year, row.category or UNCATEGORISED),
+                                {"amount": 0.0, "rows": 0, "units": set()})
+        cell["amount"] += row.base_amount
+        cell["rows"] += 1
+        if row.business_unit:
+            cell["units"].add(row.business_unit)
+    stale = set(_graph_spend_years(db)) if totals else set()
+    rows = []
+    for company, years in totals.items():
+        props: dict = {f"spend_{y}": None for y in stale - set(years)}
+        props.update({f"spend_{y}": round(v, 2) for y, v in years.items()})
+        props.update(spend_currency=corpus.base_currency, spend_category=None)
+        rows.append({"company": company, "props": props})
+    db.write(q.SET_SPEND, {"rows": rows})
+    db.write(q.CLEAR_SPEND_EDGES, {"companies": list(totals)})
+    db.write(q.CREATE_SPEND_EDGES, {"rows": [
+        {"company": c, "year": y, "category": k, "amount": round(v["amount"], 2), "currency": corpus.base_currency,
+         "rows": v["rows"], "business_units": sorted(v["units"])} for (c, y, k), v in cells.items()]})
+    db.write(q.DELETE_UNUSED_SPEND_CATEGORIES)
 
 
 def _content_hash(agr: AgreementRow, contract_sha: str, content_tags: tuple[str, str]) -> str:

@@ -57,6 +57,16 @@ class SpendRow:
     currency: str
     category: str
     line: int
+    business_unit: str = ""
+    base_amount: float | None = None   # `amount` in the corpus's base currency (set by the reader)
+
+
+@dataclass
+class RateRow:
+    currency: str
+    year: int | None      # None: the rate for every year that has no rate of its own
+    rate: float           # 1 unit of `currency` = `rate` units of the base currency
+    line: int
 
 
 @dataclass
@@ -87,7 +97,9 @@ class Corpus:
     root: Path
     companies: list[CompanyRow] = field(default_factory=list)
     addresses: list[AddressRow] = field(default_factory=list)
-    spend: list[SpendRow] = field(default_factory=list)
+    spend: list[SpendRow] = field(default_factory=list)   # rows counted in the totals (base_amount set)
+    rates: list[RateRow] = field(default_factory=list)
+    base_currency: str | None = None     # the currency of every spend total; None: the data names none
     agreements: list[AgreementRow] = field(default_factory=list)
     texts: dict[str, ContractText] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
@@ -180,7 +192,8 @@ def decode_bytes(data: bytes) -> tuple[str, str]:
 _SCHEMAS = {  # file -> (required columns, optional columns)
     "companies.csv": (("name", "country", "industry"), ("aliases",)),
     "addresses.csv": (("company", "street", "city", "country"), ("postal_code",)),
-    "spend.csv": (("company", "year", "amount"), ("currency", "category")),
+    "spend.csv": (("company", "year", "amount"), ("currency", "category", "business_unit")),
+    "rates.csv": (("currency", "year", "rate"), ()),
     "agreements.csv": (("sla_id", "company", "file"), ("effective_date", "service_name", "governing_law")),
 }
 _REQUIRED_FILES = ("companies.csv", "agreements.csv")
@@ -425,7 +438,10 @@ class _Reader:
             self.corpus.addresses.append(address)
 
     def spend(self) -> None:
-        seen: dict[tuple[str, int], SpendRow] = {}
+        """Every valid row is kept: a supplier's yearly spend is the sum of its rows (categories,
+        business units); only a row repeated exactly is counted once, as an export glitch."""
+        seen: dict[tuple, int] = {}
+        spelling: dict[str, str] = {}   # one spelling per category, the first one met
         for line, row in _Csv(self.root, "spend.csv", self.problems).rows:
             if row["company"] not in self.company_names:
                 self.unknown_company("spend.csv", line, row["company"])
@@ -436,19 +452,93 @@ class _Reader:
             except ValueError as exc:
                 self.problem("spend.csv", line, f"{exc}; row skipped")
                 continue
-            item = SpendRow(row["company"], year, amount, row["currency"].upper(), row["category"], line)
-            key = (item.company, year)
+            category = spelling.setdefault(" ".join(row["category"].split()).lower(), " ".join(row["category"].split()))
+            item = SpendRow(row["company"], year, amount, row["currency"].upper(), category, line,
+                            business_unit=row["business_unit"])
+            key = (item.company, year, category, amount, item.currency, item.business_unit)
             if key in seen:
-                first = seen[key]
-                if (first.amount, first.currency, first.category) == (amount, item.currency, item.category):
-                    self.problem("spend.csv", line, f"duplicate of line {first.line}; ignored", "warning")
-                else:
-                    self.problem("spend.csv", line,
-                                 f"spend for '{item.company}' in {year} already given on line "
-                                 f"{first.line} ({first.amount:g} vs {amount:g}); first row kept")
+                self.problem("spend.csv", line, f"duplicate of line {seen[key]} (same supplier, year, category, "
+                                                "amount and currency); counted once", "warning")
                 continue
-            seen[key] = item
+            seen[key] = line
             self.corpus.spend.append(item)
+
+    def rates(self) -> None:
+        """rates.csv is optional: without it only base-currency rows can be added up."""
+        if not (self.root / "rates.csv").is_file():
+            return
+        seen: dict[tuple[str, int | None], RateRow] = {}
+        for line, row in _Csv(self.root, "rates.csv", self.problems).rows:
+            currency = row["currency"].strip().upper()
+            try:
+                if not currency:
+                    raise ValueError("empty currency")
+                year = parse_year(row["year"]) if row["year"] else None
+                try:
+                    rate = parse_amount(row["rate"])
+                except ValueError:
+                    rate = 0.0
+                if rate <= 0:
+                    raise ValueError(f"rate '{row['rate']}' is not a positive number")
+            except ValueError as exc:
+                self.problem("rates.csv", line, f"{exc}; row skipped")
+                continue
+            item = RateRow(currency, year, rate, line)
+            first = seen.get((currency, year))
+            if first is not None:
+                same = first.rate == rate
+                self.problem("rates.csv", line, f"duplicate of line {first.line}; ignored" if same else
+                             f"rate for {currency} in {year or 'every year'} already given on line {first.line} "
+                             f"({first.rate:g} vs {rate:g}); first row kept", "warning" if same else "error")
+                continue
+            seen[(currency, year)] = item
+            self.corpus.rates.append(item)
+
+    def _choose_base_currency(self, configured: str | None) -> str | None:
+        """The configured base currency, else the data's only currency, else the only currency
+        rates.csv does not convert, else the currency of most rows (with a warning)."""
+        if configured:
+            return configured.upper()
+        rows = self.corpus.spend
+        currencies = sorted({r.currency for r in rows if r.currency})
+        if len(currencies) <= 1:
+            return currencies[0] if currencies else None
+        converted = {r.currency for r in self.corpus.rates}
+        unconverted = [c for c in currencies if c not in converted]
+        if len(unconverted) == 1:
+            return unconverted[0]
+        base = max(currencies, key=lambda c: sum(1 for r in rows if r.currency == c))
+        self.problem("spend.csv", None, f"several currencies ({', '.join(currencies)}) and no base currency "
+                                        f"set (CLAUSEGRAPH_BASE_CURRENCY); totals are in {base}, the currency "
+                                        "of most rows", "warning")
+        return base
+
+    def convert_spend(self, configured: str | None) -> None:
+        """Every total is in one base currency: other currencies go through rates.csv, and a row
+        without a rate is reported and left out, never added as if it were the base currency."""
+        base = self.corpus.base_currency = self._choose_base_currency(configured)
+        rates = {(r.currency, r.year): r.rate for r in self.corpus.rates}
+        for r in self.corpus.rates:
+            if r.currency == base:
+                self.problem("rates.csv", r.line, f"{base} is the base currency; its rate is ignored", "warning")
+        named = any(r.currency for r in self.corpus.spend)
+        kept = []
+        for row in self.corpus.spend:
+            if not row.currency or row.currency == base:
+                if not row.currency and named and base:
+                    self.problem("spend.csv", row.line, f"no currency given; taken as the base currency {base}",
+                                 "warning")
+                row.base_amount = row.amount
+            else:
+                rate = rates.get((row.currency, row.year), rates.get((row.currency, None)))
+                if rate is None:
+                    self.problem("spend.csv", row.line,
+                                 f"no exchange rate from {row.currency} to the base currency {base} for {row.year} "
+                                 f"(add '{row.currency},{row.year},<rate>' to rates.csv); row left out of the totals")
+                    continue
+                row.base_amount = round(row.amount * rate, 2)
+            kept.append(row)
+        self.corpus.spend = kept
 
     def agreements(self) -> None:
         seen: dict[str, AgreementRow] = {}
@@ -591,13 +681,15 @@ class _Reader:
                     self.problem(rel, None, "not referenced by agreements.csv; ignored", "warning")
 
 
-def read_corpus(root: Path | str, max_file_bytes: int | None = None) -> Corpus:
-    """Read and validate a corpus folder; never raises for bad input (see `Corpus.problems`)."""
+def read_corpus(root: Path | str, max_file_bytes: int | None = None, base_currency: str | None = None) -> Corpus:
+    """Read and validate a corpus folder; never raises for bad input (see `Corpus.problems`).
+    `base_currency` None: the configured one (CLAUSEGRAPH_BASE_CURRENCY), else taken from the data."""
     root = Path(root)
-    if max_file_bytes is None:
+    if max_file_bytes is None or base_currency is None:
         from core.config import settings
 
-        max_file_bytes = settings().max_file_bytes
+        max_file_bytes = settings().max_file_bytes if max_file_bytes is None else max_file_bytes
+        base_currency = base_currency or settings().base_currency
     reader = _Reader(root, max_file_bytes)
     if not root.is_dir():
         reader.problem(".", None, f"corpus folder {root} not found")
@@ -605,5 +697,7 @@ def read_corpus(root: Path | str, max_file_bytes: int | None = None) -> Corpus:
     reader.companies()
     reader.addresses()
     reader.spend()
+    reader.rates()
+    reader.convert_spend(base_currency)
     reader.agreements()
     return reader.corpus

@@ -16,7 +16,7 @@ from core.errors import ClauseGraphError
 
 MAX_UPLOAD_BYTES = 200 * 1024 * 1024
 MAX_ZIP_MEMBERS = 20_000
-CORPUS_TABLES = ("companies.csv", "addresses.csv", "spend.csv", "agreements.csv")
+CORPUS_TABLES = ("companies.csv", "addresses.csv", "spend.csv", "agreements.csv", "rates.csv")
 CONTRACT_SUFFIXES = (".md", ".markdown", ".txt")
 
 

@@ -19,6 +19,7 @@ from typing import Any, Callable
 
 from core.config import settings
 from core.graph.vocabulary import Vocabulary
+from core.retrieval import conditions as cond
 from core.retrieval.linking import (CJK, STOPWORDS, alias_map, link_company_spans, link_sla_ids, mask_spans,
                                     match_values, normalize)
 from core.types import RETRIEVAL_MODES, SEARCH_MODES, Intent, Mode, Plan, PlanParams
@@ -26,13 +27,16 @@ from core.types import RETRIEVAL_MODES, SEARCH_MODES, Intent, Mode, Plan, PlanPa
 NEGATION = re.compile(
     r"\b(lack|lacks|lacking|without|missing|miss|misses|no|none|absent|don't have|do not have|doesn't have|"
     r"does not have|not have|not include|don't include|do not include|fail to include|fails to include|"
-    r"neither|omit|omits)\b|缺少|缺乏|没有|无|未包含|不包含|缺失", re.I)
+    r"neither|omit|omits|never|nothing|not cover|don't cover|doesn't cover|do not cover|does not cover|"
+    r"don't (?:promise|offer|provide|say|mention|contain|specify|set)|do not (?:promise|offer|provide|say|mention))\b|"
+    r"缺少|缺乏|没有|无|未包含|不包含|缺失|未约定|没约定", re.I)
 COUNT_WORDS = re.compile(r"\b(how many|number of|count)\b|多少|几个|几家|数量", re.I)
-SUM_WORDS = re.compile(r"\b(total|sum|combined|aggregate|overall)\b.{0,30}\b(spend|spending|amount)\b|"
+SUM_WORDS = re.compile(r"\b(total|sum|combined|aggregate|overall|altogether|add(?:ed)? up)\b.{0,30}\b(spend|spending|spent|amount|cost)\b|"
+                       r"\b(spend|spent|spending|cost|paid)\b.{0,40}\b(altogether|in total|combined|all together)\b|一共|总计|"
                        r"\b(spend|spending)\b.{0,20}\b(total|sum|combined)\b|总支出|支出总额|总额|合计|总共", re.I)
 NO_AGREEMENT = re.compile(
     r"\b(without|no|lack|lacks|lacking|missing|don't have|do not have|doesn't have|does not have|have no|has no)\b"
-    r"\s+(an?\s+|any\s+)?(signed\s+)?(agreements?|contracts?|slas?)\b|没有.{0,6}(协议|合同)|无(协议|合同)|缺少.{0,4}(协议|合同)|未签.{0,4}(协议|合同)", re.I)
+    r"\s+(an?\s+|any\s+)?(signed\s+)?(agreements?|contracts?|slas?)\b|\bnever\s+(?:signed|agreed|concluded)\s+(?:an?\s+|any\s+)?(?:agreements?|contracts?)\b|(?:没有|没|未|尚未|还没有?)签.{0,4}(协议|合同)|没有.{0,6}(协议|合同)|无(协议|合同)|缺少.{0,4}(协议|合同)|未签.{0,4}(协议|合同)", re.I)
 COMPANY_SUBJECT = re.compile(
     r"\b(which|what|list|show|name|find)\b.{0,40}\b(suppliers?|vendors?|compan(y|ies)|providers?|firms?|partners?)\b|"
     r"哪些|哪家|哪几家|供应商|公司", re.I)
@@ -60,6 +64,21 @@ ZH_LT = r"(?:低于|少于|小于|不超过|不到)"
 MULT = {"k": 1e3, "thousand": 1e3, "千": 1e3, "m": 1e6, "mn": 1e6, "million": 1e6, "百万": 1e6,
         "bn": 1e9, "billion": 1e9, "万": 1e4, "亿": 1e8}
 YEAR = re.compile(r"(?<!\d)(19[5-9]\d|20\d{2})(?!\d)")
+# spend questions: the figures themselves (by category, ranked, grouped, over the years)
+SPEND_WORDS = re.compile(r"\b(spend|spending|spent|expenditure|paid|pay)\b|支出|花费|花了|开支|采购额", re.I)
+HOW_MUCH = re.compile(r"\bhow much\b|多少|几何", re.I)
+NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+                "ten": 10, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9,
+                "十": 10}
+_N = r"(\d{1,3}|one|two|three|four|five|six|seven|eight|nine|ten|[一二两三四五六七八九十])"
+RANKED = re.compile(r"\b(?:top|biggest|largest|highest[- ]spend(?:ing)?)\s+" + _N + r"?\s*(?:\w+\s+)?(?:suppliers?|vendors?|compan(?:y|ies))\b"
+                    r"|\b" + _N + r"\s+(?:biggest|largest|top)\b|\b(?:suppliers?|vendors?)\s+by\s+(?:\d{4}\s+)?spend\b"
+                    r"|\b(?:most|highest)\s+spend\b|前\s*" + _N + r"\s*(?:名|家|位|个)|支出最(?:高|多|大)的?\s*" + _N + r"?|花费最多的\s*" + _N + r"?"
+                    r"|支出排名", re.I)
+GROUP_BY = re.compile(r"\b(?:by|per|for each|each|across)\s+(?:spend\s+)?(countr(?:y|ies)|industr(?:y|ies)|sectors?|categor(?:y|ies))\b"
+                      r"|(?:按|各|每个|分)(?:支出|采购)?(国家|行业|类别|品类|类目)", re.I)
+GROUPS = {"countr": "country", "industr": "industry", "sector": "industry", "categor": "category",
+          "国家": "country", "行业": "industry", "类别": "category", "品类": "category", "类目": "category"}
 DATE = re.compile(r"(?<!\d)(\d{4}-\d{2}-\d{2}|\d{4})(?!\d)")
 
 
@@ -375,7 +394,12 @@ class QuestionFacts:
     after: bool                              # position words: "the clause after ..."
     before: bool
     forced_mode: Mode | None = None
+    categories: dict[str, str] = field(default_factory=dict)   # spend category -> the phrase that named it
+    asks_spend: bool = False                 # the question is about spend figures
+    top: int | None = None                   # "top 5 suppliers by spend": how many
+    group_by: str | None = None              # "spend by country": country | industry | category
     previous_clause_ids: list[str] = field(default_factory=list)   # the clauses the last answer cited
+    position: int | None = None              # "the third clause": 3; "the last clause": -1
     inherited: list[str] = field(default_factory=list)             # what came from the session
 
     @property
@@ -441,16 +465,65 @@ def extract_facts(question: str, vocab: Vocabulary, forced_mode: str | None = No
         if val:
             linked[key] = val
     counting = bool(COUNT_WORDS.search(q))
-    return QuestionFacts(
+    spend = read_spend_question(rest, vocab, (countries, industries, cities))
+    if spend.categories:
+        linked["spend_categories"] = spend.categories
+    facts = QuestionFacts(
         q=q, language="zh" if CJK.search(q) else "en", companies=list(how_c), sla_ids=link_sla_ids(q, vocab),
         types=types, topic=topic, countries=countries, industries=industries, cities=cities, laws=laws,
         spend_min=spend_min, spend_max=spend_max, year=parse_year(q, vocab.spend_years),
-        date_from=date_from, date_to=date_to, linked=linked, negated=bool(NEGATION.search(q)),
-        counting=counting, summing=bool(SUM_WORDS.search(q)),
+        date_from=date_from, date_to=date_to, linked=linked, negated=bool(NEGATION.search(q.replace("有没有", "有"))),
+        counting=counting, summing=bool(SUM_WORDS.search(q)) or (spend.asks and bool(HOW_MUCH.search(q))),
         counts_agreements=counting and bool(COUNTS_AGREEMENTS.search(q)),
         wants_companies=_wants_companies(q), yes_no=bool(YES_NO.search(q)),
         after=bool(POSITION_AFTER.search(q)), before=bool(POSITION_BEFORE.search(q)),
-        forced_mode=Mode(forced_mode) if forced_mode else None)
+        forced_mode=Mode(forced_mode) if forced_mode else None, categories=spend.categories, asks_spend=spend.asks,
+        top=spend.top, group_by=spend.group_by)
+    return read_conditions(facts, rest, vocab)
+
+
+@dataclass
+class SpendFacts:
+    asks: bool
+    categories: dict[str, str]
+    top: int | None
+    group_by: str | None
+
+
+def _number(word: str | None) -> int | None:
+    if not word:
+        return None
+    return int(word) if word.isdigit() else NUMBER_WORDS.get(word.lower())
+
+
+def category_map(vocab: Vocabulary) -> dict[str, str]:
+    """phrase -> spend category, from the categories the graph holds ("&" also read as "and")."""
+    out: dict[str, str] = {}
+    for name in vocab.spend_categories:
+        out.setdefault(name.lower(), name)
+        out.setdefault(" ".join(name.lower().replace("&", " and ").split()), name)
+    return out
+
+
+def read_spend_question(q: str, vocab: Vocabulary, attributes: tuple[dict, ...]) -> SpendFacts:
+    """What a question about spend figures asks: which categories (linked to the graph's own
+    categories; words that already name a country, industry or city stay that), how many top
+    suppliers, grouped by what."""
+    ranked, grouped = RANKED.search(q), GROUP_BY.search(q)
+    asks = bool(SPEND_WORDS.search(q))
+    categories = {}
+    if asks or ranked:
+        taken = {phrase.lower() for found in attributes for phrase in found.values()}
+        categories = {k: ph for k, ph in match_values(q, category_map(vocab)).items() if ph.lower() not in taken}
+    top = None
+    if ranked:
+        singular = re.search(r"\b(supplier|vendor|company)$", ranked.group(0), re.I)
+        top = next((_number(g) for g in ranked.groups() if _number(g)), None) or (1 if singular else 5)
+    group = None
+    if grouped and (asks or SUM_WORDS.search(q)):
+        word = (grouped.group(1) or grouped.group(2) or "").lower()
+        group = next((v for k, v in GROUPS.items() if word.startswith(k)), None)
+    return SpendFacts(asks=asks or bool(ranked), categories=categories, top=top, group_by=group)
 
 
 def _wants_companies(q: str) -> bool:
@@ -462,30 +535,82 @@ def _wants_companies(q: str) -> bool:
     return bool(WANTS_COMPANIES_EN.search(q)) and not ASKS_FOR_CLAUSES.search(q)
 
 
+FOLLOW_UP_LEAD = re.compile(r"^\s*(and|also|what about|how about|then|same for|and for)\b|^\s*(那|那么|还有)", re.I)
+# a pronoun that points inside the question ("suppliers ... if they go bankrupt") refers to
+# nothing in the conversation
+OWN_ANTECEDENT = re.compile(
+    r"\b(suppliers?|vendors?|compan(?:y|ies)|providers?|firms?|partners?|agreements?|contracts?|clauses?|"
+    r"provisions?|part(?:y|ies))\b.*\b(their|its|they|them|it)\b|(供应商|公司|协议|合同|条款).*(它|他们|其)", re.I)
+_FILTER_KEYS = (("countries", "countries"), ("industries", "industries"), ("cities", "cities"))
+
+
+def is_follow_up(q: str) -> bool:
+    """A question that leans on the previous turn: it opens like a follow-up ("and their ...",
+    "那它的…"), or uses a pronoun with nothing in the question itself to refer to."""
+    if FOLLOW_UP_LEAD.search(q):
+        return True
+    if not ANAPHORA.search(q):
+        return False
+    return not OWN_ANTECEDENT.search(q)
+
+
 def inherit_context(f: QuestionFacts, context: SessionContext | None) -> QuestionFacts:
-    """A follow-up ("and their liability clause?") takes from the session what it refers to and
-    does not name itself: companies, clause types, attribute filters."""
+    """A follow-up ("and their liability clause?") takes from the session only what it refers
+    to and leaves out itself: companies, clause types, each attribute filter. A complete new
+    question (no follow-up wording, or its pronouns point inside itself) starts a new topic."""
     f.previous_clause_ids = list(context.clause_ids) if context else []
-    if not (context and context.turns and ANAPHORA.search(f.q)):
+    if not (context and context.turns):
         return f
+    if not is_follow_up(f.q):
+        if ANAPHORA.search(f.q):
+            f.linked["new_topic"] = "nothing inherited: the question's pronouns refer to its own subject"
+        return f
+    taken: dict[str, Any] = {}
     own_filters = bool(f.countries or f.industries or f.cities or f.laws or f.spend_min is not None
                        or f.spend_max is not None)
     if not f.companies and not f.sla_ids and not own_filters and (context.companies or context.sla_ids):
         f.companies, f.sla_ids = list(context.companies), list(context.sla_ids)
-        f.inherited.append("companies")
-    if not f.types and context.clause_types and not f.topic:
-        f.types = list(context.clause_types)
-        f.inherited.append("clause types")
-    if not (f.countries or f.industries or f.cities or f.spend_min or f.spend_max or f.companies) and context.filters:
-        prior = context.filters
-        f.countries = {c: c for c in prior.get("countries", [])}
-        f.industries = {c: c for c in prior.get("industries", [])}
-        f.cities = {c: c for c in prior.get("cities", [])}
-        f.spend_min, f.spend_max = prior.get("spend_min"), prior.get("spend_max")
-        f.inherited.append("filters")
+        taken["companies"] = f.companies + f.sla_ids
+    if not f.types and context.clause_types and not _own_topic(f):
+        f.types, f.topic = list(context.clause_types), None
+        taken["clause types"] = f.types
+    if not f.companies and context.filters:
+        taken.update(_inherit_filters(f, context.filters))
+    for key in taken:
+        label = key if key in ("companies", "clause types") else "filters"
+        if label not in f.inherited:
+            f.inherited.append(label)
     if f.inherited:
         f.linked["from_session"] = f.inherited
+        f.linked["inherited"] = {k: ", ".join(map(str, v)) if isinstance(v, list) else v for k, v in taken.items()}
     return f
+
+
+def _own_topic(f: QuestionFacts) -> bool:
+    """The question has a topic of its own, not just the filters it names ("what about
+    suppliers in France?" has none: it asks the previous question of other suppliers)."""
+    if not f.topic:
+        return False
+    phrases = [ph for key in ("countries", "industries", "cities", "governing_law")
+               for ph in (f.linked.get(key) or {}).values()]
+    return _semantic_text(FOLLOW_UP_LEAD.sub(" ", f.topic), phrases) is not None or \
+        (len(f.topic.split()) == 1 and f.topic.lower() not in {ph.lower() for ph in phrases})
+
+
+def _inherit_filters(f: QuestionFacts, prior: dict[str, Any]) -> dict[str, Any]:
+    """Each previous filter the follow-up does not set itself ("what about German ones?" keeps
+    the spend threshold and replaces the country)."""
+    taken: dict[str, Any] = {}
+    for attr, key in _FILTER_KEYS:
+        if not getattr(f, attr) and prior.get(key):
+            setattr(f, attr, {c: c for c in prior[key]})
+            taken[key] = list(prior[key])
+    if f.spend_min is None and f.spend_max is None:
+        for key in ("spend_min", "spend_max"):
+            if prior.get(key) is not None:
+                setattr(f, key, prior[key])
+                taken[key] = prior[key]
+    return taken
 
 
 def base_plan_params(f: QuestionFacts, vocab: Vocabulary) -> PlanParams:
@@ -495,6 +620,9 @@ def base_plan_params(f: QuestionFacts, vocab: Vocabulary) -> PlanParams:
         industries=list(f.industries), cities=list(f.cities), governing_laws=list(f.laws.keys()),
         spend_min=f.spend_min, spend_max=f.spend_max, spend_year=f.year or vocab.latest_year,
         date_from=f.date_from, date_to=f.date_to, type_match=split_type_conjunction(f.q, f.types))
+    params.currency = vocab.base_currency
+    if f.categories:
+        params.spend_categories = list(f.categories)
     if f.counts_agreements:
         params.count_unit = "agreements"
     if f.summing or (f.year and (f.spend_min is not None or f.spend_max is not None or f.summing)):
@@ -565,6 +693,21 @@ ROUTES: tuple[Rule, ...] = (
     # 1. companies without any agreement
     Rule("no_agreement", lambda f: bool(NO_AGREEMENT.search(f.q)) and not f.types,
          Intent.NO_AGREEMENT, Mode.ATTRIBUTE, "asks for companies that have no agreement"),
+    # 1b. spend figures (no clause type named): one supplier's over the years, totals per group,
+    # a ranking, or the spend on named categories
+    Rule("spend_history",
+         lambda f: f.named and f.asks_spend and not (f.types or f.positional) and (f.summing or not f.counting),
+         Intent.SPEND_HISTORY, Mode.ATTRIBUTE, "asks for a known supplier's spend (per year and category)",
+         lambda f, p: setattr(p, "spend_year", f.year)),
+    Rule("spend_by", lambda f: bool(f.group_by) and not f.types and not f.named,
+         Intent.SPEND_BY, Mode.ATTRIBUTE, "asks for spend totals per {group_by}",
+         lambda f, p: setattr(p, "group_by", f.group_by)),
+    Rule("spend_top", lambda f: bool(f.top) and not f.types and not f.named,
+         Intent.SPEND_TOP, Mode.ATTRIBUTE, "asks for the suppliers with the highest spend",
+         lambda f, p: setattr(p, "top", f.top)),
+    Rule("category_spend", lambda f: bool(f.categories) and f.asks_spend and not f.types and not f.named,
+         lambda f: Intent.SPEND_TOP if f.wants_companies and not f.summing else Intent.SUM_SPEND, Mode.ATTRIBUTE,
+         "asks for the spend on a spend category"),
     # 2. a known company or agreement: read its document
     Rule("named_count_agreements", lambda f: f.named and f.counting and f.counts_agreements,
          Intent.COUNT, Mode.DOCUMENT, "counts the agreements of a known company"),
@@ -572,6 +715,9 @@ ROUTES: tuple[Rule, ...] = (
          Intent.COUNT, Mode.DOCUMENT, "counts the clauses of a known company's agreements", _set(count_unit="clauses")),
     Rule("named_gap", lambda f: f.named and bool(f.types) and f.negated and not f.positional,
          Intent.GAP, Mode.ATTRIBUTE, "asks whether the named companies lack a clause type", _set(gap=True)),
+    Rule("named_position", lambda f: f.named and f.position is not None,
+         Intent.POSITION, Mode.DOCUMENT, "asks for the clause at a place in a known agreement (counted along NEXT)",
+         lambda f, p: setattr(p, "position", f.position)),
     Rule("named_neighbour", lambda f: f.named and f.positional,
          Intent.NEXT_CLAUSE, Mode.DOCUMENT, "asks for the clause {direction} another clause in a known agreement",
          _neighbour_in_document),
@@ -607,6 +753,8 @@ ROUTES: tuple[Rule, ...] = (
          _set_text(lambda f: f.text_query)),
     Rule("companies", _aggregate_over_companies,
          _count_or(Intent.COMPANIES), Mode.ATTRIBUTE, "filters companies by attributes"),
+    Rule("total_spend", lambda f: f.summing and f.asks_spend and not (f.types or f.named or f.topic or f.wording),
+         Intent.SUM_SPEND, Mode.ATTRIBUTE, "asks for the total spend"),
     Rule("relay",
          lambda f: bool(f.text_query) and bool(CLAUSE_WORDS.search(f.q) or f.has_filters or f.topic),
          Intent.RELAY, Mode.RELAY, "asks about a meaning: vector search, then walk back to companies and filter",
@@ -636,7 +784,7 @@ def plan_question(question: str, vocab: Vocabulary, context: SessionContext | No
     if hit:
         rule, intent = hit
         rule.build(facts, params)
-        return make(intent, rule.mode, rule.reason.format(direction=facts.direction))
+        return make(intent, rule.mode, rule.reason.format(direction=facts.direction, group_by=facts.group_by))
     if forced in SEARCH_MODES:
         params.text = facts.text_query or facts.q
         return make(Intent(forced.value), forced, f"{forced} mode chosen: the question's words are the search text")
@@ -670,3 +818,111 @@ def _semantic_text(q: str, filter_phrases: list[str]) -> str | None:
 def _residual_topic(q: str) -> str | None:
     words = [w for w in _words(q) if w not in STOPWORDS and not w.isdigit()]
     return " ".join(words) if len(words) >= 2 else None
+
+
+# ---------------------------------------------------------------------------------------
+# conditions on agreements and types by meaning (core/retrieval/conditions.py)
+# ---------------------------------------------------------------------------------------
+
+DOCUMENT_REQUEST = re.compile(
+    r"\b(overview|summar\w+|whole|entire|full text|in full|walk me through|take me through|clause by clause|"
+    r"section by section|pull up|what(?:'s| is) in|what does .{1,40} cover|read .{0,30}(?:agreement|contract)\b)|"
+    r"全文|概括|总结|包含哪些|都写了什么|有哪些条款|内容是什么", re.I)
+
+
+def read_conditions(f: QuestionFacts, rest: str, vocab: Vocabulary) -> QuestionFacts:
+    """Complete the facts with the conditions `conditions.py` reads: agreement dates, governing
+    law (also one no agreement has: applied, so the answer says none), a country no supplier
+    is in, a position, and a clause type named by meaning. Each is recorded in `linked`, so the
+    plan shows what was understood and a recognised condition is never dropped silently."""
+    dates = cond.parse_agreement_dates(f.q)
+    if dates and not (f.date_from or f.date_to):
+        f.date_from, f.date_to = dates.date_from, dates.date_to
+        f.linked["effective_date"] = dates.how
+    _read_laws(f, rest, vocab)
+    if not f.countries and not f.laws:
+        for phrase, canon in cond.country_phrases().items():
+            if canon not in vocab.countries and len(phrase) > 3 and contains_phrase_ci(rest, phrase):
+                f.countries[canon] = phrase
+                f.linked.setdefault("countries", {})[canon] = phrase
+                f.linked["not_in_graph"] = f"no supplier is in {canon}: the filter is applied and matches none"
+                break
+    pos = cond.parse_position(f.q)
+    if pos and f.named:
+        f.position = pos[0]
+        f.linked["position"] = f"'{pos[1]}' = {'the last' if pos[0] < 0 else f'clause {pos[0]}'}"
+    if f.negated and not NEGATION.search(cond.main_clause(f.q).replace("有没有", "有")):
+        f.negated = False   # "penalties when they miss the target": the miss is the situation, not a gap
+        f.linked["negation"] = "only inside the condition: not a gap question"
+    if not f.types and _meaning_may_name_type(f):
+        masked = [ph for key in ("countries", "industries", "cities", "governing_law")
+                  for ph in (f.linked.get(key) or {}).values()]
+        text = cond.meaning_text(rest, masked)
+        tname, _sim, why = cond.type_by_meaning(text)
+        if tname:
+            f.types = [tname]
+            f.topic = None
+            if CLAUSE_WORDS.search(f.q):   # "clauses that limit how much a supplier pays": no spend figure
+                f.summing = f.asks_spend = False
+            f.linked["clause_types"] = {tname: why}
+    elif len(f.types) > 1:
+        spans = {t: _type_position(f.q, how) for t, how in (f.linked.get("clause_types") or {}).items()}
+        split = cond.split_subject(f.q, {t: p for t, p in spans.items() if p is not None})
+        if split:
+            f.types = [split[0]]
+            f.linked["subject"] = split[2]
+    return f
+
+
+def contains_phrase_ci(text: str, phrase: str) -> bool:
+    if CJK.search(phrase):
+        return phrase in text
+    return re.search(r"(?<![a-z])" + re.escape(phrase) + r"(?![a-z])", text.lower()) is not None
+
+
+def _read_laws(f: QuestionFacts, rest: str, vocab: Vocabulary) -> None:
+    """Governing law is the agreement's, not the supplier's country: "under Swiss law" filters
+    agreements; a country word used only as the law is no company filter."""
+    if not LAW_WORDS.search(rest):
+        return
+    laws = match_values(rest, cond.law_phrases(vocab.governing_laws), guard_clause_words=False)
+    missing = cond.unmatched_law(rest, laws)
+    if missing and missing not in laws:
+        laws[missing] = missing.lower()
+        f.linked["not_in_graph"] = f"no agreement is governed by {missing} law: the filter is applied and matches none"
+    if not laws:
+        return
+    f.laws.update(laws)
+    f.linked["governing_law"] = dict(f.laws)
+    words = set(laws.values())
+    for cname, phrase in list(f.countries.items()):
+        if phrase in words or cond.country_phrases().get(phrase) in laws or phrase in " ".join(words):
+            f.countries.pop(cname)
+            (f.linked.get("countries") or {}).pop(cname, None)
+    if "countries" in f.linked and not f.linked["countries"]:
+        f.linked.pop("countries")
+
+
+def _meaning_may_name_type(f: QuestionFacts) -> bool:
+    """Whether a question with no type named may describe one: not a request for the whole
+    document, a spend figure, quoted wording or companies without agreements."""
+    spend_figure = (f.asks_spend and not f.negated) or f.summing
+    if f.quoted or f.wording or NO_AGREEMENT.search(f.q) or (spend_figure and not CLAUSE_WORDS.search(f.q)):
+        return False
+    if f.position is not None or DOCUMENT_REQUEST.search(f.q) or CJK.search(f.q):
+        return False
+    if f.named:
+        return True
+    if f.counting and not f.negated:
+        return False
+    # without a company: a gap, a yes/no or a listing of clauses; a topic search stays a search
+    return f.negated or f.yes_no or bool(ALL_WORDS.search(f.q)) or bool(COMPARE.search(f.q)) or \
+        (f.has_filters and not f.topic)
+
+
+def _type_position(q: str, how: str) -> int | None:
+    m = re.search(r"'([^']+)'", how or "")
+    if not m:
+        return None
+    i = q.lower().find(m.group(1).lower())
+    return i if i >= 0 else None

@@ -12,7 +12,8 @@ from typing import Any
 from core.graph import vocabulary as graph_cache
 from core.graph.db import Database
 from core.graph.queries import retrieval as q
-from core.types import Intent, Mode, Plan
+from core.graph.queries import spend as qs
+from core.types import SPEND_INTENTS, Intent, Mode, Plan
 from core.graph.selectivity import ClauseCounts
 from core.errors import ClauseGraphError
 from core.retrieval.search import DEFAULT_CANDIDATES, DEFAULT_PHRASE_BOOST, DEFAULT_WEIGHTS, fulltext_query
@@ -41,7 +42,7 @@ class Retrieval:
 
 
 FILTER_KEYS = ("companies", "sla_ids", "types", "countries", "industries", "cities", "governing_laws",
-               "spend_min", "spend_max", "date_from", "date_to", "require_spend")
+               "spend_min", "spend_max", "date_from", "date_to", "require_spend", "spend_categories")
 
 
 def base_params(plan: Plan) -> dict[str, Any]:
@@ -57,7 +58,8 @@ def base_params(plan: Plan) -> dict[str, Any]:
         "governing_laws": list(p.governing_laws or []),
         "spend_min": p.spend_min, "spend_max": p.spend_max, "spend_key": spend_key,
         "date_from": p.date_from, "date_to": p.date_to, "limit": MAX_ROWS,
-        "require_spend": bool(p.require_spend),
+        "require_spend": bool(p.require_spend), "spend_categories": list(p.spend_categories or []),
+        "year": int(year) if year else None,
     }
 
 
@@ -68,8 +70,11 @@ def active_filters(params: dict) -> set[str]:
 class Retriever:
     name = "base"
 
-    def __init__(self, db: Database):
+    def __init__(self, db: Database, candidates: int | None = None):
+        """`candidates`: how many rows a search mode's query returns when a re-ranking stage after
+        it chooses the RELAY_K shown (core.retrieval.rerank); None: the RELAY_K best rows."""
         self.db = db
+        self.k = max(RELAY_K, int(candidates or RELAY_K))
 
     def retrieve(self, plan: Plan, embed=None) -> Retrieval:  # pragma: no cover - interface
         raise NotImplementedError
@@ -113,6 +118,11 @@ class DocumentRetriever(Retriever):
             if not anchor_ids and not params["types"] and not params["anchor_text"]:
                 raise RetrievalError("name the clause to start from, e.g. 'the clause after the payment clause'")
             return self._run(q.neighbour_clause(active, direction, spend), params)
+        if plan.intent == Intent.POSITION:
+            position = int(plan.params.position or 1)
+            if position > 0:
+                params["position"] = position
+            return self._run(q.clause_at(active - {"types"}, position < 0, spend), params)
         if plan.intent == Intent.COUNT and plan.params.count_unit == "agreements":
             return self._run(q.count_agreements(active - {"types"}, spend), params)
         if plan.intent == Intent.DOCUMENT_TOPIC and plan.params.text and embed:
@@ -148,6 +158,9 @@ class AttributeRetriever(Retriever):
         match = plan.params.type_match or "all"
         if intent == Intent.NO_AGREEMENT:
             return self._run(q.no_agreement(active - {"types"}, spend), params)
+        if intent in SPEND_INTENTS or (intent == Intent.SUM_SPEND and "spend_categories" in active
+                                       and not params["types"]):
+            return self._spend(plan, params, active - {"types"}, spend)
         if plan.params.count_unit == "agreements":
             return self._run(q.count_agreements(active - {"types"}, spend), params)
         aggregate = intent in {Intent.COUNT, Intent.SUM_SPEND}
@@ -158,6 +171,24 @@ class AttributeRetriever(Retriever):
         if params["types"]:
             return self._run(q.attribute_clauses(active - {"types"}, spend), params)
         return self._run(q.companies(active, spend), params)
+
+    def _spend(self, plan: Plan, params: dict, active: set[str], spend: str) -> Retrieval:
+        """Spend figures: named suppliers over the years, totals per group, a ranking, or the
+        spend on categories (per company; the answer adds them up)."""
+        intent = plan.intent
+        if intent == Intent.SPEND_HISTORY:
+            params["year"] = plan.params.spend_year   # None: every year
+            return self._run(qs.spend_history(active, spend), params)
+        if intent == Intent.SPEND_BY:
+            return self._run(qs.spend_by(plan.params.group_by or "category", active, spend), params)
+        if intent == Intent.SPEND_TOP and plan.params.top:
+            params["limit"] = min(int(plan.params.top), MAX_ROWS)
+        cypher = qs.category_spend(active, spend) if "spend_categories" in active else \
+            q.companies(active | {"require_spend"}, spend)
+        result = self._run(cypher, params)
+        if plan.params.top:   # the asked-for top N, not a cut-off list
+            result.warnings = [w for w in result.warnings if not w.startswith("showing the first")]
+        return result
 
 
 class RelayRetriever(Retriever):
@@ -172,14 +203,14 @@ class RelayRetriever(Retriever):
     def retrieve(self, plan: Plan, embed=None) -> Retrieval:
         text, vector, t_embed = self._embed_topic(plan, embed, "relay mode needs a topic to search for")
         params = base_params(plan)
-        params.update(vector=vector, k=RELAY_K, per_agreement=RELAY_PER_AGREEMENT, min_score=RELAY_MIN_SCORE)
+        params.update(vector=vector, k=self.k, per_agreement=RELAY_PER_AGREEMENT, min_score=RELAY_MIN_SCORE)
         filtered = any(params[k] for k in ("companies", "sla_ids", "countries", "industries", "cities",
                                              "governing_laws")) or params["spend_min"] is not None \
             or params["spend_max"] is not None or params["date_from"] or params["date_to"] or params["types"]
         trace = []
         active = active_filters(params)
         spend = params["spend_key"]
-        candidates = max(RELAY_K * 10, 50)
+        candidates = max(RELAY_K * 10, 50)  # sized for the k shown: re-ranking takes what survives
         t0 = time.perf_counter()
         counts = self._clause_counts(active, params, spend, filtered)
         t_count = (time.perf_counter() - t0) * 1000
@@ -241,7 +272,8 @@ class RelayRetriever(Retriever):
     def _finish(self, res: Retrieval, trace: list, t_embed: float, scanned: int) -> Retrieval:
         res.trace = trace
         res.timings_ms["embed"] = round(t_embed, 2)
-        res.warnings.append(f"relay: k asked {RELAY_K}, returned {len(res.rows)}, candidates scanned {scanned} "
+        asked = f"{RELAY_K}" if self.k == RELAY_K else f"{RELAY_K} ({self.k} candidates for re-ranking)"
+        res.warnings.append(f"relay: k asked {asked}, returned {len(res.rows)}, candidates scanned {scanned} "
                             f"(at most {RELAY_PER_AGREEMENT} per agreement, similarity >= {RELAY_MIN_SCORE})")
         return res
 
@@ -256,14 +288,14 @@ class HybridRetriever(Retriever):
         text, vector, t_embed = self._embed_topic(plan, embed, "hybrid mode needs words to search for")
         params = base_params(plan)
         lucene = fulltext_query(text, phrase_boost=DEFAULT_PHRASE_BOOST)
-        params.update(vector=vector, query=lucene, candidates=DEFAULT_CANDIDATES, k=RELAY_K,
+        params.update(vector=vector, query=lucene, candidates=max(DEFAULT_CANDIDATES, self.k), k=self.k,
                       per_agreement=RELAY_PER_AGREEMENT, w_fulltext=DEFAULT_WEIGHTS["fulltext"],
                       w_vector=DEFAULT_WEIGHTS["vector"])
         # a clause type the planner read into the words is searched for, not required
         active = active_filters(params) - {"types"}
         res = self._run(q.hybrid_fused(active, params["spend_key"], fulltext=bool(lucene)), params)
         res.timings_ms["embed"] = round(t_embed, 2)
-        res.trace = [{"strategy": "linear", "candidates_per_index": DEFAULT_CANDIDATES,
+        res.trace = [{"strategy": "linear", "candidates_per_index": params["candidates"],
                       "weights": dict(DEFAULT_WEIGHTS), "fulltext_query": lucene or None, "returned": len(res.rows)}]
         return res
 

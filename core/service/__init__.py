@@ -19,12 +19,12 @@ The modules import one another directly, never this package, so no import cycle 
 from __future__ import annotations
 
 from core.service import auth
-from core.service.asking import ALL_MODES, ask, plan_only
+from core.service.asking import ALL_MODES, ask, plan_only, stage_timings, warm_start
 from core.service.data import (MAX_UPLOAD_BYTES, PreparedUpload, UnsafeArchive, correct_clause_type,
                                correct_clause_types, ingest, prepare_upload, reclassify, review_queue,
                                segmentation_warnings)
-from core.service.explore import (NODE_LABELS, CompanyFacets, agreement_clauses, clause_type_names, company_facets,
-                                  graph_stats, label_counts, list_agreements, list_clause_types, list_companies,
+from core.service.explore import (NODE_LABELS, CompanyFacets, CompanySpend, agreement_clauses, clause_type_names,
+                                  company_facets, company_spend, graph_stats, label_counts, list_agreements, list_clause_types, list_companies,
                                   neighbourhood, spend_years)
 from core.service.quality import (EvaluationOverview, EvaluationRun, LatestRun, RequestLogSummary,
                                   evaluation_overview, evaluation_results, percentile, request_log,
@@ -35,10 +35,10 @@ from core.service.session_store import SessionStore, sessions
 from core.service.status import Status, database_status, llm_status
 
 __all__ = [
-    "auth", "ALL_MODES", "ask", "plan_only",
+    "auth", "ALL_MODES", "ask", "plan_only", "stage_timings", "warm_start",
     "MAX_UPLOAD_BYTES", "PreparedUpload", "UnsafeArchive", "correct_clause_type", "ingest", "prepare_upload",
     "review_queue", "correct_clause_types", "reclassify", "segmentation_warnings",
-    "NODE_LABELS", "CompanyFacets", "agreement_clauses", "clause_type_names", "company_facets", "graph_stats",
+    "NODE_LABELS", "CompanyFacets", "CompanySpend", "company_spend", "agreement_clauses", "clause_type_names", "company_facets", "graph_stats",
     "label_counts", "list_agreements", "list_clause_types", "list_companies", "neighbourhood", "spend_years",
     "EvaluationOverview", "EvaluationRun", "LatestRun", "RequestLogSummary", "evaluation_overview",
     "evaluation_results", "percentile", "request_log", "request_log_summary",

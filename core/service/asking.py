@@ -7,6 +7,7 @@ found nothing, unless the user forced text2cypher mode (then "nothing found" is 
 """
 from __future__ import annotations
 
+import threading
 import time
 
 from core.answer.composer import build_evidence, build_subgraph, compose_answer
@@ -15,22 +16,27 @@ from core.graph import vocabulary as graph_cache
 from core.graph.db import Database, DatabaseUnavailable, get_database
 from core.request_log import log_result
 from core.retrieval.planner import plan_question, warm_up
-from core.retrieval.retrievers import RETRIEVERS, RetrievalError
+from core.retrieval.question_text import QuestionPick, excerpt, find_question
+from core.retrieval import rerank
+from core.retrieval.retrievers import RELAY_K, RETRIEVERS, RetrievalError
 from core.service.session_store import sessions
+from core.text2cypher.rerank_llm import llm_rerank, llm_rerank_enabled
 from core.types import ASKABLE_MODES, ATTRIBUTE_INTENTS, SEARCH_MODES, Intent, Mode, Plan, Result
 
 ALL_MODES = ASKABLE_MODES
 
 _models_ready = False
+_models_lock = threading.Lock()
 
 
 def _ensure_models() -> None:
     """Load the embedding model and the planner's clause-type prototypes on the first question,
     so that one question pays the one-time cost instead of whichever later one first needs it."""
     global _models_ready
-    if not _models_ready:
-        warm_up()
-        _models_ready = True
+    with _models_lock:  # the server's warm-up thread and a first question may race here
+        if not _models_ready:
+            warm_up()
+            _models_ready = True
 
 
 def _embed_fn():
@@ -54,33 +60,59 @@ def ask(question: str, mode: str = "auto", session: str | None = None, db: Datab
         result.mode = Mode.NONE
         return result
     ctx = sessions().get(session)
+    t0 = time.perf_counter()
+    vocab = graph_cache.vocabulary(db)
+    result.timings_ms["vocabulary"] = _ms(t0)
+    # pasted text (an e-mail ending with the real ask): plan on its question, not its first lines
+    pick = find_question(question, vocab)
+    asked = pick.question
 
     use_llm = mode == Mode.TEXT2CYPHER or (mode == Mode.AUTO and settings().llm_configured)
     if use_llm:
-        llm_result = _ask_llm(question, db, ctx, result, forced=mode == Mode.TEXT2CYPHER)
+        llm_result = _ask_llm(asked, db, ctx, result, forced=mode == Mode.TEXT2CYPHER)
         if llm_result is not None:
+            llm_result.question = question
+            _note_pick(llm_result, pick)
             _finish(llm_result, t_start, log)
             return llm_result
 
-    _ensure_models()
     t0 = time.perf_counter()
-    vocab = graph_cache.vocabulary(db)
-    plan = plan_question(question, vocab, ctx, forced_mode=None if mode in {Mode.AUTO, Mode.TEXT2CYPHER} else mode)
-    result.timings_ms["plan"] = round((time.perf_counter() - t0) * 1000, 2)
-    _run_plan(plan, db, result)
+    _ensure_models()
+    result.timings_ms["load_models"] = _ms(t0)
+    t0 = time.perf_counter()
+    plan = plan_question(asked, vocab, ctx, forced_mode=None if mode in {Mode.AUTO, Mode.TEXT2CYPHER} else mode)
+    result.timings_ms["plan"] = _ms(t0)
+    _note_pick(result, pick, plan)
+    _run_plan(plan, db, result, asked)
     sessions().update(session, plan, result)
     _finish(result, t_start, log)
     return result
 
 
-def _run_plan(plan: Plan, db: Database, result: Result) -> None:
+def _ms(t0: float) -> float:
+    return round((time.perf_counter() - t0) * 1000, 2)
+
+
+def _note_pick(result: Result, pick: QuestionPick, plan: Plan | None = None) -> None:
+    """Which part of a long input was planned on: in the trace and in the plan's linked
+    entities, so the page and the log show it."""
+    if not pick.extracted:
+        return
+    result.trace.insert(0, {"strategy": "question_text", **pick.to_dict()})
+    plan = plan or result.plan
+    if plan is not None:
+        plan.linked["question_used"] = {"reason": pick.reason, "text": excerpt(pick.question, 300),
+                                        "input_chars": pick.input_chars}
+
+
+def _run_plan(plan: Plan, db: Database, result: Result, asked: str | None = None) -> None:
     if plan.mode in SEARCH_MODES and plan.intent != Intent.UNKNOWN:
         if plan.mode == Mode.HYBRID:
             # forced onto a typed question: hybrid does not filter by type, so its answer must not
             # read "N <type> clauses" (it did, listing clauses of other types)
             plan.intent = Intent.HYBRID
         if not plan.params.text:
-            plan.params.text = result.question  # searched for as asked; shown in the plan
+            plan.params.text = asked or result.question  # searched for as asked; shown in the plan
     result.plan = plan
     result.mode = plan.mode
     if plan.intent == Intent.UNKNOWN or plan.mode not in RETRIEVERS:
@@ -99,9 +131,11 @@ def _run_plan(plan: Plan, db: Database, result: Result) -> None:
     if plan.mode == Mode.ATTRIBUTE and plan.intent not in ATTRIBUTE_INTENTS:
         plan.intent = Intent.ATTRIBUTE_CLAUSES if plan.params.types else Intent.COMPANIES
     t0 = time.perf_counter()
+    reranking = plan.mode in SEARCH_MODES and rerank.rerank_enabled()
     try:
-        retrieval = RETRIEVERS[plan.mode](db).retrieve(plan, embed=_embed_fn())
-    except RetrievalError as exc:
+        candidates = rerank.rerank_candidates() if reranking else None
+        retrieval = RETRIEVERS[plan.mode](db, candidates=candidates).retrieve(plan, embed=_embed_fn())
+    except (RetrievalError, rerank.RerankError) as exc:
         result.answer = f"Cannot answer in {plan.mode} mode: {exc}."
         result.warnings.append(str(exc))
         return
@@ -110,11 +144,40 @@ def _run_plan(plan: Plan, db: Database, result: Result) -> None:
     result.cypher, result.params, result.rows = retrieval.cypher, retrieval.params, retrieval.rows
     result.warnings.extend(retrieval.warnings)
     result.trace.extend(retrieval.trace)
+    rows = _rerank(plan, result) if reranking else result.rows
     t0 = time.perf_counter()
-    result.evidence = build_evidence(result.rows, plan)
-    result.answer = compose_answer(plan, result.rows, result.evidence)
-    result.subgraph = build_subgraph(result.rows, result.evidence)
+    result.evidence = build_evidence(rows, plan)
+    result.answer = compose_answer(plan, rows, result.evidence)
+    result.subgraph = build_subgraph(rows, result.evidence)
     result.timings_ms["compose"] = round((time.perf_counter() - t0) * 1000, 2)
+
+
+def _rerank(plan: Plan, result: Result) -> list[dict]:
+    """The RELAY_K rows shown, chosen from the query's candidate rows after the query ran: the
+    learned re-ranker, then (only when configured) the LLM's pointwise stars. `result.rows` stay
+    exactly what the Cypher returned, so the Cypher shown still re-runs to them."""
+    t0 = time.perf_counter()
+    offline = rerank.rerank_rows(plan.params.text or result.question, result.rows, len(result.rows))
+    rows, note = offline.rows, offline.note
+    result.timings_ms["rerank"] = round((time.perf_counter() - t0) * 1000, 2)
+    step = {"strategy": "rerank", "after_query": True, "candidates": offline.candidates, "applied": offline.applied}
+    if llm_rerank_enabled():
+        t0 = time.perf_counter()
+        llm = llm_rerank(plan.params.text or result.question, rows)
+        result.timings_ms["rerank.llm"] = round((time.perf_counter() - t0) * 1000, 2)
+        rows, note = llm.rows, f"{note}; {llm.note}"
+        step.update(llm_applied=llm.applied, llm_tokens=llm.tokens)
+        if not llm.applied:
+            result.warnings.append(llm.note)
+    rows = rows[:RELAY_K]
+    step.update(kept=len(rows), note=note)
+    result.trace.append(step)
+    if offline.applied:
+        plan.why = (plan.why + " " if plan.why else "") + (
+            f"Re-ranked after the query: the Cypher returned {offline.candidates} candidates, "
+            f"the {len(rows)} shown were chosen by the learned re-ranker"
+            + (" and the LLM" if step.get("llm_applied") else "") + ".")
+    return rows
 
 
 def _ask_llm(question: str, db: Database, ctx, result: Result, forced: bool) -> Result | None:
@@ -148,11 +211,40 @@ def _ask_llm(question: str, db: Database, ctx, result: Result, forced: bool) -> 
 
 def _finish(result: Result, t_start: float, log: bool) -> None:
     result.timings_ms["total"] = round((time.perf_counter() - t_start) * 1000, 2)
+    # the stages shown add up to the total: what no stage measured is its own line
+    rest = result.timings_ms["total"] - sum(ms for _, ms in stage_timings(result))
+    if rest >= 0.01:
+        result.timings_ms["other"] = round(rest, 2)
     if log:
         try:
             log_result(result)
         except OSError as exc:
             result.warnings.append(f"request log not written: {exc}")
+
+
+def stage_timings(result: Result) -> list[tuple[str, float]]:
+    """The top-level stages of a result's timings, in order (model load, vocabulary, plan,
+    retrieve, rerank, compose, Text2Cypher, other): these add up to its total; the dotted keys
+    are their parts."""
+    out = []
+    for key, ms in result.timings_ms.items():
+        if key == "t2c.total":
+            out.append(("text2cypher", ms))
+        elif "." not in key and key != "total" and isinstance(ms, (int, float)):
+            out.append((key, ms))
+    return out
+
+
+def warm_start(db: Database | None = None) -> dict[str, float]:
+    """Load the embedding model, the planner's prototypes and the graph vocabulary once, when
+    the server starts, so the first question does not pay for them; returns the ms each took."""
+    t0 = time.perf_counter()
+    _ensure_models()
+    out = {"load_models": _ms(t0)}
+    t0 = time.perf_counter()
+    graph_cache.vocabulary(db or get_database())
+    out["vocabulary"] = _ms(t0)
+    return out
 
 
 def plan_only(question: str, session: str | None = None, db: Database | None = None) -> Plan:

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from core.graph import vocabulary as graph_cache
 from core.graph.db import Database, get_database
 from core.graph.queries import reports as qr
+from core.graph.queries import spend as qs
 from core.types import jsonable
 
 NODE_LABELS = ("Company", "SLA", "Clause", "ClauseType", "Address")
@@ -36,6 +37,46 @@ def clause_type_names() -> list[str]:
 def spend_years(db: Database | None = None) -> list[int]:
     """Years that have spend data, for the gap report's year filter."""
     return list(graph_cache.vocabulary(db or get_database()).spend_years)
+
+
+@dataclass
+class CompanySpend:
+    """One supplier's spend per year and category (the Explore page's chart), in the base currency."""
+
+    company: str
+    currency: str | None
+    rows: list[dict]          # year, category, amount, rows (source lines), business_units
+
+    @property
+    def years(self) -> list[int]:
+        return sorted({r["year"] for r in self.rows})
+
+    @property
+    def categories(self) -> list[str]:
+        """Largest total first, so the chart's legend reads in order of weight."""
+        totals: dict[str, float] = {}
+        for r in self.rows:
+            totals[r["category"]] = totals.get(r["category"], 0.0) + float(r["amount"] or 0)
+        return sorted(totals, key=lambda c: (-totals[c], c))
+
+    def totals(self) -> dict[int, float]:
+        out: dict[int, float] = {}
+        for r in self.rows:
+            out[r["year"]] = out.get(r["year"], 0.0) + float(r["amount"] or 0)
+        return out
+
+    def series(self) -> dict[str, list[float]]:
+        """category -> amount per year (in `years` order): one bar segment each."""
+        cells = {(r["year"], r["category"]): float(r["amount"] or 0) for r in self.rows}
+        return {c: [cells.get((y, c), 0.0) for y in self.years] for c in self.categories}
+
+
+def company_spend(company: str, db: Database | None = None) -> CompanySpend:
+    """A supplier's spend by year and category, read from its SPENT edges."""
+    rows = (db or get_database()).read(qs.COMPANY_SPEND, {"company": company})
+    currencies = {r["currency"] for r in rows if r.get("currency")}
+    return CompanySpend(company=company, currency=currencies.pop() if len(currencies) == 1 else None,
+                        rows=[{k: r[k] for k in ("year", "category", "amount", "rows", "business_units")} for r in rows])
 
 
 @dataclass

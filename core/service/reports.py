@@ -48,6 +48,13 @@ class GapReport:
     rows: list[GapRow] = field(default_factory=list)
     cypher: str = ""
     params: dict[str, Any] = field(default_factory=dict)
+    currency: str | None = None       # the base currency of every spend figure (None: the data names none)
+
+    @property
+    def spend_label(self) -> str:
+        """"spend at risk" says which year and currency it adds up, so no one reads it as another."""
+        cur = f", {self.currency}" if self.currency else ""
+        return f"{self.spend_year or 'latest'}{cur}"
 
     @property
     def companies_with_gaps(self) -> list[GapRow]:
@@ -89,7 +96,7 @@ class GapReport:
 
     def to_dict(self) -> dict:
         return {"required": self.required, "filters": self.filters, "spend_year": self.spend_year,
-                "totals": self.totals(), "rows": [r.__dict__ for r in self.rows],
+                "currency": self.currency, "totals": self.totals(), "rows": [r.__dict__ for r in self.rows],
                 "review": self.review_cells, "warnings": self.segmentation_warnings}
 
     def to_csv(self) -> str:
@@ -98,7 +105,8 @@ class GapReport:
 
         buf = io.StringIO()
         w = csv.writer(buf)
-        w.writerow(["company", "country", "industry", f"spend_{self.spend_year or 'latest'}", "agreements"]
+        cur = f" ({self.currency})" if self.currency else ""
+        w.writerow(["company", "country", "industry", f"spend_{self.spend_year or 'latest'}{cur}", "agreements"]
                    + [f"{t} clauses" for t in self.required] + ["missing", "low-confidence evidence only"])
         for r in self.rows:
             w.writerow([r.company, r.country or "", r.industry or "", "" if r.spend is None else f"{r.spend:.2f}",
@@ -110,11 +118,12 @@ class GapReport:
         t = self.totals()
         head = (f"# Compliance gaps\n\nRequired clause types: {', '.join(self.required)}. "
                 f"{t['companies_with_gaps']} of {t['companies']} companies have gaps; "
-                f"spend at risk: {t['spend_at_risk']:,.0f}. "
+                f"spend at risk ({self.spend_label}): {t['spend_at_risk']:,.0f}"
+                + (f" {self.currency}" if self.currency else "") + ". "
                 "? marks a missing type with only low-confidence evidence (listed for review).\n\n")
         head += "".join(f"> Warning: {w}\n" for w in self.segmentation_warnings) + (
             "\n" if self.segmentation_warnings else "")
-        cols = ["Company", "Country", "Industry", "Spend"] + self.required + ["Missing"]
+        cols = ["Company", "Country", "Industry", f"Spend ({self.spend_label})"] + self.required + ["Missing"]
         lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
         for r in self.rows:
             cells = [r.company, r.country or "", r.industry or "", "" if r.spend is None else f"{r.spend:,.0f}"]
@@ -160,6 +169,7 @@ def gap_report(required: list[str] | tuple = DEFAULT_REQUIRED, countries=(), ind
     params = used_params(cypher, params)
     rows = db.read(cypher, params)
     report = GapReport(required=list(required), spend_year=spend_year, cypher=cypher, params=params,
+                       currency=vocab.base_currency,
                        filters={"countries": list(countries), "industries": list(industries), "cities": list(cities),
                                 "min_spend": min_spend, "max_spend": max_spend})
     review_cells = []

@@ -50,18 +50,17 @@ class SessionStore:
         ctx = self.get(sid)
         p = plan.params
         with self._lock:
+            # the context is what the last answered turn was about (its plan already holds what
+            # it inherited), so a new topic replaces the old one instead of mixing with it
             if p.companies or p.sla_ids:
                 ctx.companies, ctx.sla_ids = list(p.companies or []), list(p.sla_ids or [])
-            if p.types:
-                ctx.clause_types = list(p.types)
-            filters = {k: getattr(p, k) for k in ("countries", "industries", "cities", "spend_min", "spend_max")
-                       if getattr(p, k) not in (None, [], "")}
-            if filters:
-                ctx.filters = filters
-            if result is not None and result.evidence_clause_ids:
+            elif result is not None:
+                ctx.companies, ctx.sla_ids = result.evidence_companies, []
+            ctx.clause_types = list(p.types or [])
+            ctx.filters = {k: getattr(p, k) for k in ("countries", "industries", "cities", "spend_min", "spend_max")
+                           if getattr(p, k) not in (None, [], "")}
+            if result is not None:
                 ctx.clause_ids = result.evidence_clause_ids[:5]
-                if not (p.companies or p.sla_ids):
-                    ctx.companies = result.evidence_companies[:5]
             ctx.last_intent = str(plan.intent)
             ctx.turns += 1
             path = self._path(sid)

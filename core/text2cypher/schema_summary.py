@@ -31,7 +31,8 @@ CATEGORICAL = [("ClauseType", "name", "clause types (ClauseType.name)"),
                ("Company", "country", "countries (Company.country)"),
                ("Company", "industry", "industries (Company.industry)"),
                ("SLA", "governing_law", "governing laws (SLA.governing_law)"),
-               ("Company", "spend_currency", "spend currencies (Company.spend_currency)")]
+               ("Company", "spend_currency", "spend currencies (Company.spend_currency)"),
+               ("SpendCategory", "name", "spend categories (SpendCategory.name)")]
 MAX_VALUES = 30
 _SPEND = re.compile(r"^spend_(\d{4})$")
 
@@ -129,7 +130,11 @@ def build_summary(db: Database) -> SchemaSummary:
     if spend_years:
         hints.append(f"- Spend per year is in Company properties spend_<year> (spend_{spend_years[0]} ... "
                      f"spend_{spend_years[-1]}); spend_latest holds the latest year "
-                     f"({spend_years[-1]}): use it when the question names no year.")
+                     f"({spend_years[-1]}): use it when the question names no year. Amounts are in the base "
+                     "currency Company.spend_currency (return it with the figures).")
+    if any(p[1] == "SPENT" for p in patterns):
+        hints.append("- Spend per category: (co:Company)-[s:SPENT]->(k:SpendCategory) with s.year and s.amount; "
+                     "a company's spend_<year> is the sum of that year's s.amount.")
     for idx in indexes:
         target = f"{(idx['labelsOrTypes'] or ['?'])[0]}.{'/'.join(idx['properties'] or [])}"
         if idx["type"] == "VECTOR":

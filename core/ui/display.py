@@ -63,7 +63,24 @@ _CDN_TAGS = re.compile(r"<link[^>]+cdn\.jsdelivr\.net[^>]*/>|<script\s+src=\"htt
 _EMPTY_HEADING = re.compile(r"<center>\s*<h1>\s*</h1>\s*</center>", re.S)
 
 
-def graph_html(subgraph: dict, height: int = 460) -> str:
+NODE_FONT_PX = 16          # readable at 100% zoom on a laptop with 6-10 evidence items
+EDGE_FONT_PX = 12
+EXPLORE_NODE_CAP = 40      # Explore draws this many nodes first; "show more" adds as many again
+
+
+def limit_nodes(subgraph: dict, max_nodes: int) -> tuple[dict, int]:
+    """The first `max_nodes` nodes (the neighbourhood lists them nearest first) and the edges
+    between them, with how many nodes were left out: a capped graph stays legible."""
+    nodes = subgraph.get("nodes") or []
+    if len(nodes) <= max_nodes:
+        return subgraph, 0
+    kept = nodes[:max_nodes]
+    ids = {str(n.get("id")) for n in kept}
+    edges = [e for e in subgraph.get("edges") or [] if str(e.get("source")) in ids and str(e.get("target")) in ids]
+    return {"nodes": kept, "edges": edges}, len(nodes) - max_nodes
+
+
+def graph_html(subgraph: dict, height: int = 460, labels: bool = True) -> str:
     """Self-contained pyvis HTML (vis-network inlined: works offline) for a {nodes, edges} graph.
 
     Nodes are coloured by label; the hover title lists the node's properties; edges carry
@@ -85,18 +102,23 @@ def graph_html(subgraph: dict, height: int = 460) -> str:
         props = {"label": label, "name": n.get("name"), **props}
         name = str(n.get("name") or nid)
         shown = name if len(name) <= 28 else name[:26] + "…"
-        net.add_node(nid, label=shown, title=_hover(props), color=LABEL_COLOURS.get(label, "#57606a"),
-                     shape="dot", size=18 if label in {"Company", "SLA"} else 12)
+        big = label in {"Company", "SLA"}
+        net.add_node(nid, label=shown if labels else " ", title=_hover(props), color=LABEL_COLOURS.get(label, "#57606a"),
+                     shape="dot", size=18 if big else 12,
+                     font={"size": NODE_FONT_PX + (2 if big else 0), "face": "sans-serif", "color": "#1f2328",
+                           "strokeWidth": 3, "strokeColor": "#ffffff"})
     for e in subgraph.get("edges") or []:
         a, b = str(e.get("source")), str(e.get("target"))
         if a not in known or b not in known:
             continue
         typ = str(e.get("type") or "")
         style = EDGE_STYLES.get(typ, {"color": "#8c959f", "dashes": False, "width": 1})
-        net.add_edge(a, b, label=typ, title=typ, arrows="to", font={"size": 9, "align": "middle"}, **style)
+        net.add_edge(a, b, label=typ if labels else None, title=typ, arrows="to",
+                     font={"size": EDGE_FONT_PX, "align": "middle", "strokeWidth": 3, "strokeColor": "#ffffff",
+                           "color": "#57606a"}, **style)
     net.set_options(json.dumps({
         "physics": {"solver": "forceAtlas2Based", "stabilization": {"iterations": 150},
-                    "forceAtlas2Based": {"springLength": 90, "gravitationalConstant": -60}},
+                    "forceAtlas2Based": {"springLength": 140, "gravitationalConstant": -90}},
         "interaction": {"hover": True, "tooltipDelay": 120, "navigationButtons": False},
         "edges": {"smooth": {"type": "dynamic"}},
     }))
@@ -107,14 +129,14 @@ def graph_html(subgraph: dict, height: int = 460) -> str:
     return out
 
 
-def render_graph(subgraph: dict, height: int = 460) -> None:
+def render_graph(subgraph: dict, height: int = 460, labels: bool = True) -> None:
     """Draw a subgraph in the page, with a legend; says so plainly when there is none."""
     if not (subgraph or {}).get("nodes"):
         st.info("No graph for this result.", icon=":material/hub:")
         return
     # st.iframe replaces the deprecated components.v1.html; the HTML is ours (pyvis template,
     # node data JSON-escaped by Jinja's tojson, tooltips rendered as text by vis-network)
-    st.iframe(graph_html(subgraph, height), height=height + 14,
+    st.iframe(graph_html(subgraph, height, labels), height=height + 14,
               alt=f"Graph of {len(subgraph['nodes'])} nodes and {len(subgraph.get('edges') or [])} edges")
     legend = " ".join(
         f"<span style='color:{c}'>●</span>&nbsp;{html.escape(lbl)}" for lbl, c in LABEL_COLOURS.items())

@@ -8,6 +8,7 @@ outage mid-page into the same message; the lists pages share are cached here.
 """
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -87,8 +88,7 @@ def page_setup(title: str, admin_only: bool = False, warm_embedder: bool = False
         if needs_database:
             st.stop()
     if warm_embedder and db_status.ok:
-        with st.spinner("Loading the embedding model (first use only)…"):
-            _warm_embedder()
+        warm_start()  # started with the server; a page never waits for it
     return PageContext(title=title, user=user, database=db_status, llm=llm)
 
 
@@ -174,12 +174,20 @@ def _invalidate_status() -> None:
 
 
 @st.cache_resource(show_spinner=False)
-def _warm_embedder():
-    from core.embeddings import get_embedder
+def warm_start() -> threading.Thread:
+    """Load the embedding model, the planner's prototypes and the graph vocabulary once per
+    server, in the background from the first page view on (app.py calls this), so neither the
+    first page nor the first question waits the ~15 s they take; a question asked before it is
+    done waits only for the rest (the service loads each part once, under a lock)."""
+    def run() -> None:
+        try:
+            service.warm_start()
+        except Exception:  # noqa: BLE001 - e.g. the database is down: the first question loads instead
+            pass
 
-    emb = get_embedder()
-    emb.encode_one("warm-up")
-    return emb
+    thread = threading.Thread(target=run, name="clausegraph-warm-start", daemon=True)
+    thread.start()
+    return thread
 
 
 @st.cache_data(ttl=LIST_TTL_S, show_spinner=False)

@@ -178,3 +178,68 @@ def test_unmapped_question_offers_suggestions_and_cites_nothing():
     answer = compose_answer(p, [], [])
     assert answer.startswith("I could not map this question")
     assert answer.endswith("Which suppliers lack a termination clause? / b / c") and cited(answer) == set()
+
+
+# ---------------------------------------------------------------------------------------
+# every named company, agreement and type accounted for (issue 18)
+
+LIABILITY_ROWS = [
+    {"company": "Acme Cloud GmbH", "sla_id": "ACME-1", "clause_id": "ACME-1#7", "clause_title": "Liability cap",
+     "clause_type": "Liability", "text": "Liability is capped at fees paid.", "position": 7},
+    {"company": "Acme Cloud GmbH", "sla_id": "ACME-1", "clause_id": "ACME-1#8", "clause_title": "Exclusions",
+     "clause_type": "Liability", "text": "No liability for indirect loss.", "position": 8},
+    {"company": "Borealis Data Oy", "sla_id": "BOR-1", "clause_id": "BOR-1#4", "clause_title": "Liability",
+     "clause_type": "Liability", "text": "Each party is liable for direct damage.", "position": 4},
+]
+THREE = ["Acme Cloud GmbH", "Borealis Data Oy", "Cedar Health Ltd"]
+
+
+def test_follow_up_over_three_companies_names_the_one_without_such_a_clause():
+    pl = plan("document_type", mode="document", companies=THREE, types=["Liability"])
+    ev = build_evidence(LIABILITY_ROWS, pl)
+    answer = compose_answer(pl, LIABILITY_ROWS, ev)
+    assert "Cedar Health Ltd" in answer and "No Liability clause was found for Cedar Health Ltd." in answer
+    assert "'s agreement has" not in answer          # never "A, B, and C's agreement has 3 ..."
+    assert answer.startswith("The agreements of Acme Cloud GmbH and Borealis Data Oy have 3 Liability clauses:")
+    assert cited(answer) == {e.ref for e in ev}
+    zh = compose_answer(plan("document_type", mode="document", language="zh", companies=THREE, types=["Liability"]),
+                        LIABILITY_ROWS, ev)
+    assert "未找到Cedar Health Ltd的" in zh and "（Acme Cloud GmbH、Borealis Data Oy）" in zh
+    # one company, all found: the singular sentence, no "nothing found" note
+    one = plan("document_type", mode="document", companies=["Borealis Data Oy"], types=["Liability"])
+    single = compose_answer(one, LIABILITY_ROWS[2:], build_evidence(LIABILITY_ROWS[2:], one))
+    assert single.startswith("Borealis Data Oy's agreement has 1 Liability clause:") and "No " not in single
+
+
+def test_several_types_say_which_type_a_company_or_the_whole_answer_lacks():
+    pl = plan("document_type", mode="document", companies=["Acme Cloud GmbH"], types=["Liability", "Termination"])
+    ev = build_evidence(LIABILITY_ROWS[:2], pl)
+    answer = compose_answer(pl, LIABILITY_ROWS[:2], ev)
+    assert "no Termination clause" in answer and "No Termination clause was found." in answer
+
+
+def test_presence_and_gap_account_for_named_companies_not_listed():
+    rows = [{"company": "Acme Cloud GmbH", "sla_id": "ACME-1", "clause_id": "ACME-1#7", "clause_title": "Cap",
+             "clause_type": "Liability", "text": "Capped."}]
+    pres = plan("presence", companies=THREE[:2], types=["Liability"], gap=False)
+    answer = compose_answer(pres, rows, build_evidence(rows, pres))
+    assert "Borealis Data Oy has no Liability clause (0 found)." in answer
+    gap = plan("gap", companies=THREE, types=["Liability"], gap=True)
+    gap_rows = [{"company": "Cedar Health Ltd", "spend": 10}]
+    answer = compose_answer(gap, gap_rows, build_evidence(gap_rows, gap))
+    assert "Acme Cloud GmbH and Borealis Data Oy do not lack a Liability clause." in answer
+    nothing = compose_answer(plan("presence", companies=THREE[:2], types=["Liability"]), [], [])
+    assert nothing == "No: Acme Cloud GmbH and Borealis Data Oy have no Liability clause (0 found)."
+
+
+def test_gap_rows_pair_with_their_own_company_and_every_card_is_cited():
+    rows = [{"company": "Acme Cloud GmbH", "spend": 300}, {"company": "Acme Cloud GmbH", "spend": 300},
+            {"company": "Borealis Data Oy", "spend": 5}]
+    pl = plan("gap", types=["Termination"], gap=True)
+    answer = compose_answer(pl, rows, build_evidence(rows, pl))
+    assert "Borealis Data Oy (spend 5) [S2]" in answer
+    # an intent whose sentence cites only the first card still cites the rest
+    nxt = plan("next_clause", mode="document", direction="after")
+    two = [dict(LIABILITY_ROWS[0], anchor_title="Fees"), dict(LIABILITY_ROWS[1], anchor_title="Fees")]
+    ev = build_evidence(two, nxt)
+    assert cited(compose_answer(nxt, two, ev)) == {"S1", "S2"}

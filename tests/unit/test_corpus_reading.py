@@ -57,8 +57,10 @@ def test_valid_rows_are_kept(bad):
     assert [(a.company, a.line) for a in bad.addresses] == [
         ("Acme Cloud GmbH", 2), ("Delta AG", 4), ("Epsilon Inc", 7)]
     assert bad.addresses[1].street == "Bahnhofstrasse 1\nPostfach 12"
-    assert [(s.company, s.year, s.amount, s.currency) for s in bad.spend] == [
-        ("Acme Cloud GmbH", 2023, 120000.5, "EUR"), ("Epsilon Inc", 2024, 5000.0, "USD")]
+    # line 7 repeats line 2 exactly (counted once); line 8 is in USD with no rate (left out)
+    assert [(s.company, s.year, s.amount, s.currency, s.base_amount) for s in bad.spend] == [
+        ("Acme Cloud GmbH", 2023, 120000.5, "EUR", 120000.5)]
+    assert bad.base_currency == "EUR"
     assert [(a.sla_id, a.effective_date, a.line) for a in bad.agreements] == [
         ("SLA-001", "2024-01-15", 2), ("SLA-002", "2023-03-15", 3), ("SLA-007", "2024-01-01", 8),
         ("SLA-010", "2024-03-05", 12)]
@@ -86,7 +88,9 @@ def test_spend_problems(bad):
     find(bad, "spend.csv", 4, "implausible year 1850")
     find(bad, "spend.csv", 5, "'20x4'")
     find(bad, "spend.csv", 6, "unknown company 'Ghost Ltd'")
-    find(bad, "spend.csv", 7, "already given on line 2", "first row kept")
+    find(bad, "spend.csv", 7, "duplicate of line 2", "counted once", severity="warning")
+    find(bad, "spend.csv", 8, "no exchange rate from USD", "EUR", "2024", "left out of the totals")
+    find(bad, "spend.csv", None, "several currencies (EUR, USD)", "CLAUSEGRAPH_BASE_CURRENCY", severity="warning")
 
 
 def test_agreement_problems(bad):

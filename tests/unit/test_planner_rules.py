@@ -33,10 +33,11 @@ VOCAB = Vocabulary(
 # The routing policy: the first rule that applies wins, so this order is behaviour.
 EXPECTED_ORDER = (
     "follow_up_neighbour", "no_agreement",
+    "spend_history", "spend_by", "spend_top", "category_spend",
     "named_count_agreements", "named_count_clauses", "named_gap", "named_neighbour", "named_presence",
     "document_type", "document_topic", "document",
     "type_gap", "type_presence", "attribute_clauses", "clause_type_topic", "clause_type",
-    "hybrid", "companies", "relay",
+    "hybrid", "companies", "total_spend", "relay",
 )
 
 

@@ -20,11 +20,33 @@ SET a.street = r.street, a.city = r.city, a.postal_code = r.postal_code, a.count
 MERGE (c)-[:LOCATED_AT]->(a)
 """
 
-# Spend properties are a map built by the code: {spend_2024: 1.0, spend_currency: 'EUR', ...}.
+# Spend properties are a map built by the code: {spend_2024: 1.0, spend_currency: 'EUR', ...}
+# (a null value removes a year the company's rows no longer have).
 SET_SPEND = """
 UNWIND $rows AS r
 MATCH (c:Company {name: r.company})
 SET c += r.props
+"""
+
+# The category breakdown beside the yearly totals: one SPENT edge per company, year and category
+# (docs/DATA_MODEL.md). A company's edges are replaced whole when its spend is loaded again.
+CLEAR_SPEND_EDGES = """
+UNWIND $companies AS name
+MATCH (:Company {name: name})-[s:SPENT]->(:SpendCategory)
+DELETE s
+"""
+
+CREATE_SPEND_EDGES = """
+UNWIND $rows AS r
+MATCH (c:Company {name: r.company})
+MERGE (k:SpendCategory {name: r.category})
+CREATE (c)-[:SPENT {year: r.year, amount: r.amount, currency: r.currency, rows: r.rows,
+                    business_units: r.business_units}]->(k)
+"""
+
+DELETE_UNUSED_SPEND_CATEGORIES = """
+MATCH (k:SpendCategory) WHERE NOT EXISTS { MATCH ()-[:SPENT]->(k) }
+DELETE k
 """
 
 EXISTING_AGREEMENT_HASHES = """

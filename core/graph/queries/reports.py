@@ -59,6 +59,7 @@ ORDER BY c.position
 """
 
 # neighbourhood of one node for the Explore page: ids are (label, key) chosen by the code
+# Spend categories are hubs shared by many suppliers: the spend chart shows them, the walk skips them.
 NEIGHBOURHOOD = """
 MATCH (start) WHERE
   (start:Company AND start.name = $key AND $label = 'Company') OR
@@ -68,6 +69,7 @@ MATCH (start) WHERE
   (start:Address AND start.id = $key AND $label = 'Address')
 MATCH path = (start)-[*1..3]-(n)
 WHERE length(path) <= $depth
+  AND all(r IN relationships(path) WHERE type(r) <> 'SPENT')
   AND all(x IN nodes(path)[1..] WHERE size($labels) = 0 OR any(l IN labels(x) WHERE l IN $labels))
   AND all(x IN nodes(path) WHERE NOT x:Clause OR size($types) = 0
           OR EXISTS { MATCH (x)-[:OF_TYPE]->(tt:ClauseType) WHERE tt.name IN $types })

@@ -123,6 +123,23 @@ ORDER BY s.id, anchor.position
 LIMIT $limit"""
 
 
+def clause_at(active, last: bool, spend="spend_latest") -> str:
+    """The clause at a place in each agreement, counted along NEXT from the first clause:
+    the `$position`-th (1-based), or the last one (the clause with no NEXT after it)."""
+    conds = company_conditions(active, spend) + agreement_conditions(active)
+    place = "NOT EXISTS { MATCH (c)-[:NEXT]->(:Clause) }" if last else "length(path) + 1 = $position"
+    return f"""MATCH (co:Company)-[:HAS_SLA]->(s:SLA)
+{where(conds)}
+MATCH (s)-[:HAS_CLAUSE]->(first:Clause)
+WHERE NOT EXISTS {{ MATCH (:Clause)-[:NEXT]->(first) }}
+MATCH path = (first)-[:NEXT*0..]->(c:Clause)
+WHERE {place}
+{PRIMARY_TYPE}
+{CLAUSE_RETURN}
+ORDER BY company, sla_id
+LIMIT $limit""".replace("\n\n", "\n")
+
+
 def count_agreements(active, spend="spend_latest") -> str:
     conds = company_conditions(active, spend) + agreement_conditions(active)
     return f"""MATCH (co:Company)-[:HAS_SLA]->(s:SLA)

@@ -6,6 +6,8 @@ CONSTRAINTS = {
     "clause_id": "CREATE CONSTRAINT clause_id IF NOT EXISTS FOR (n:Clause) REQUIRE n.id IS UNIQUE",
     "clausetype_name": "CREATE CONSTRAINT clausetype_name IF NOT EXISTS FOR (n:ClauseType) REQUIRE n.name IS UNIQUE",
     "address_id": "CREATE CONSTRAINT address_id IF NOT EXISTS FOR (n:Address) REQUIRE n.id IS UNIQUE",
+    "spendcategory_name": ("CREATE CONSTRAINT spendcategory_name IF NOT EXISTS FOR (n:SpendCategory) "
+                           "REQUIRE n.name IS UNIQUE"),
 }
 
 RANGE_INDEXES = {

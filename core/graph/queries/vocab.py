@@ -21,6 +21,14 @@ UNWIND keys(c) AS k
 WITH k WHERE k =~ 'spend_[0-9]{4}'
 RETURN DISTINCT toInteger(substring(k, 6)) AS year ORDER BY year
 """
+SPEND_CATEGORIES = """
+MATCH (k:SpendCategory)
+RETURN k.name AS name ORDER BY name
+"""
+SPEND_CURRENCIES = """
+MATCH (c:Company) WHERE c.spend_currency IS NOT NULL
+RETURN DISTINCT c.spend_currency AS currency ORDER BY currency
+"""
 COMPANY_FULLTEXT = """
 CALL db.index.fulltext.queryNodes('company_names', $q) YIELD node, score
 RETURN node.name AS name, score LIMIT 5

@@ -1,0 +1,258 @@
+"""`python -m bench.scale` (`make bench-scale`): how cost grows from 1,000 to 100,000 suppliers.
+
+The same generator, loader and questions as `python -m bench`, run at several corpus sizes on
+the benchmark's own Neo4j, one size after the other (the graph is wiped between sizes). Per
+size: ingest write throughput, P50/P95 per mode with the neo4j-graphrag peer beside relay and
+hybrid, the gap report (the dashboard's summary and the full report), throughput under 8 and 16
+clients next to the ceiling the machine allows, Neo4j store size, heap and page cache in use,
+and the Python process's RSS. The growth of each figure between sizes is fitted as
+cost ~ size^b (b per step), so "linear" (b = 1) and "flat" (b = 0) read off directly.
+
+The largest size uses fewer clauses per agreement (2 instead of 10) so that it fits the
+machine's time; the table says so. A size that breaks is recorded with what broke.
+"""
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import json
+import math
+import os
+import platform
+import sys
+import time
+import traceback
+from pathlib import Path
+
+from bench.run import (CACHE_DIR, RESULTS_DIR, WORK_DIR, load_large, log, measure_concurrency, measure_embed,
+                       measure_queries, subset_corpus, _git_revision, _neo4j_version)
+
+DEFAULT_SIZES = "1000:10,10000:10,100000:2"   # suppliers:clauses per agreement
+GROWTH_KEYS = [("write clauses/s", ("write_clauses_per_s",)),
+               ("gap summary P95 ms", ("gap_summary_ms", "p95")),
+               ("gap full report P95 ms", ("gap_full_ms", "p95")),
+               ("store MB", ("store_mb",)),
+               ("Python RSS MB", ("python_rss_mb",))]
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(prog="python -m bench.scale", description=__doc__.splitlines()[0])
+    p.add_argument("--sizes", default=DEFAULT_SIZES,
+                   help=f"comma-separated suppliers:clauses_per_agreement (default {DEFAULT_SIZES})")
+    p.add_argument("--reps", type=int, default=40, help="timed questions per mode and size")
+    p.add_argument("--gap-reps", type=int, default=5)
+    p.add_argument("--concurrent-questions", type=int, default=120)
+    p.add_argument("--embed-sample", type=int, default=30)
+    p.add_argument("--seed", type=int, default=42)
+    p.add_argument("--out", default=str(RESULTS_DIR))
+    p.add_argument("--work-dir", default=str(WORK_DIR))
+    p.add_argument("--cache-dir", default=str(CACHE_DIR))
+    a = p.parse_args(argv)
+    a.sizes = [tuple(int(x) for x in s.split(":")) for s in a.sizes.split(",") if s.strip()]
+    return a
+
+
+def _dir_mb(path: Path) -> float | None:
+    if not path.exists():
+        return None
+    total = sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
+    return round(total / 2**20, 1)
+
+
+def _jvm_memory(db) -> dict:
+    """Heap and page cache in use, from the server's own JMX beans (the benchmark's instance only)."""
+    from bench.queries import JVM_HEAP, PAGE_CACHE
+
+    out: dict = {}
+    try:
+        heap = db.read(JVM_HEAP)
+        if heap:
+            out["heap_used_mb"] = round(heap[0]["used"] / 2**20, 1)
+            out["heap_committed_mb"] = round(heap[0]["committed"] / 2**20, 1)
+    except Exception as exc:  # noqa: BLE001 - reported, not fatal
+        out["heap_error"] = f"{exc.__class__.__name__}: {str(exc)[:160]}"
+    try:
+        pc = db.read(PAGE_CACHE)
+        if pc:
+            out.update({k: v for k, v in pc[0].items() if v is not None})
+    except Exception as exc:  # noqa: BLE001
+        out["page_cache_error"] = f"{exc.__class__.__name__}: {str(exc)[:160]}"
+    return out
+
+
+def measure_gap_views(db, reps: int) -> dict:
+    """The dashboard's summary (totals + first page) and the full report, timed separately."""
+    from bench.measure import percentiles
+    from core.service import gap_report, gap_summary
+
+    gap_summary(db=db)
+    summary_ms, full_ms = [], []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        s = gap_summary(db=db)
+        summary_ms.append((time.perf_counter() - t0) * 1000)
+    for _ in range(max(1, reps // 2)):
+        t0 = time.perf_counter()
+        full = gap_report(db=db)
+        full_ms.append((time.perf_counter() - t0) * 1000)
+    return {"gap_summary_ms": percentiles(summary_ms), "gap_full_ms": percentiles(full_ms),
+            "companies": s.companies, "companies_with_gaps": s.companies_with_gaps,
+            "full_rows": len(full.rows)}
+
+
+def measure_size(db, inst, suppliers: int, clauses: int, args) -> dict:
+    import psutil
+
+    from bench.embedcache import ProxyEmbedder, load_cache
+    from bench.generate import generate
+    from bench.measure import rss_mb, wait_for_quiet
+    from core.embeddings import get_embedder
+
+    work = Path(args.work_dir)
+    entry: dict = {"suppliers": suppliers, "clauses_per_agreement": clauses}
+    log(f"== {suppliers:,} suppliers x {clauses} clauses")
+    gen = generate(work / f"corpus-s{args.seed}-n{suppliers}-c{clauses}", suppliers, clauses, args.seed)
+    entry["clauses"] = gen.clauses
+    sample_dir = subset_corpus(Path(gen.path), work / "scale-sample", min(args.embed_sample, suppliers))
+    model = get_embedder().model_name
+    cache_path = Path(args.cache_dir) / f"bench-{gen.key}-{model}-sample{args.embed_sample}.npy"
+    measure_embed(db, sample_dir, cache_path)
+    proxy = ProxyEmbedder(load_cache(cache_path, model) or {}, get_embedder())
+    load = load_large(db, Path(gen.path), proxy)
+    entry["ingest"] = load
+    entry["write_clauses_per_s"] = load["clauses_per_s"].get("write")
+    entry["ingest_clauses_per_s"] = load["clauses_per_s"].get("total")
+    wait_for_quiet(inst.pid)
+    entry["queries"] = measure_queries(db, args.reps, args.seed)
+    entry.update(measure_gap_views(db, args.gap_reps))
+    single_ms = [q["ours"]["mean"] for q in entry["queries"].values() if q["ours"]["mean"]]
+    service_s = sum(single_ms) / len(single_ms) / 1000 if single_ms else None
+    cores = os.cpu_count() or 1
+    entry["throughput"] = {"single_client_mean_ms": round(service_s * 1000, 2) if service_s else None,
+                           "ceiling_qps": round(cores / service_s, 1) if service_s else None, "clients": {}}
+    for clients in (8, 16):
+        c = measure_concurrency(db, clients, args.concurrent_questions, args.seed)
+        c["share_of_ceiling"] = (round(c["throughput_qps"] / entry["throughput"]["ceiling_qps"], 2)
+                                 if entry["throughput"]["ceiling_qps"] else None)
+        entry["throughput"]["clients"][str(clients)] = c
+    entry["store_mb"] = _dir_mb(Path(inst.local.cfg.home) / "data")
+    entry["jvm"] = _jvm_memory(db)
+    entry["python_rss_mb"] = rss_mb()
+    entry["neo4j_rss_mb"] = rss_mb(inst.pid)
+    entry["machine_available_mb"] = round(psutil.virtual_memory().available / 2**20)
+    return entry
+
+
+def _get(d: dict, path: tuple):
+    for k in path:
+        if not isinstance(d, dict) or d.get(k) is None:
+            return None
+        d = d[k]
+    return d
+
+
+def growth(sizes: list[dict]) -> list[dict]:
+    """b in cost ~ size^b between consecutive sizes (by clauses, the unit most costs scale with)."""
+    out = []
+    ok = [s for s in sizes if "error" not in s]
+    for a, b in zip(ok, ok[1:]):
+        row = {"from": a["suppliers"], "to": b["suppliers"], "exponents": {}}
+        ratio = b["clauses"] / a["clauses"]
+        figures = list(GROWTH_KEYS) + [(f"{m} P95 ms", ("queries", m, "ours", "p95")) for m in a.get("queries", {})]
+        for name, path in figures:
+            va, vb = _get(a, path), _get(b, path)
+            if va and vb and ratio > 1:
+                row["exponents"][name] = round(math.log(vb / va) / math.log(ratio), 2)
+        out.append(row)
+    return out
+
+
+def markdown(res: dict) -> str:
+    lines = [f"# ClauseGraph scaling benchmark — {res['generated_at']}", "",
+             f"Machine: {res['machine']['cpus']} CPU cores, {res['machine']['ram_gb']} GB RAM; Neo4j "
+             f"{res.get('neo4j_version') or '?'} (heap {res['neo4j']['heap']}, page cache {res['neo4j']['pagecache']}). "
+             f"Wall time {res['wall_s'] / 60:.1f} min.", ""]
+    sizes = res["sizes"]
+    modes = sorted({m for s in sizes for m in s.get("queries", {})})
+    head = ["suppliers", "clauses", "write cl/s"] + [f"{m} P50/P95" for m in modes] + \
+        ["relay/peer P95", "hybrid/peer P95", "gap summary P95", "gap full P95", "8 cl. q/s", "16 cl. q/s",
+         "ceiling q/s", "store MB", "heap MB", "Python RSS MB"]
+    lines += ["| " + " | ".join(head) + " |", "|" + "---:|" * len(head)]
+    for s in sizes:
+        if "error" in s:
+            lines.append(f"| {s['suppliers']:,} | — | failed: {s['error'][:120]} |")
+            continue
+        q = s["queries"]
+        cells = [f"{s['suppliers']:,}", f"{s['clauses']:,}" + (" (2/agr.)" if s["clauses_per_agreement"] != 10 else ""),
+                 f"{s.get('write_clauses_per_s') or '—'}"]
+        cells += [f"{q[m]['ours']['p50']}/{q[m]['ours']['p95']}" if m in q else "—" for m in modes]
+        cells += [f"{q[m].get('ratio_p95', '—')}x" if m in q else "—" for m in ("relay", "hybrid")]
+        cells += [f"{s['gap_summary_ms']['p95']}", f"{s['gap_full_ms']['p95']}",
+                  f"{s['throughput']['clients']['8']['throughput_qps']}",
+                  f"{s['throughput']['clients']['16']['throughput_qps']}", f"{s['throughput']['ceiling_qps']}",
+                  f"{s.get('store_mb')}", f"{s['jvm'].get('heap_used_mb', '—')}", f"{s.get('python_rss_mb')}"]
+        lines.append("| " + " | ".join(cells) + " |")
+    lines += ["", "Growth between sizes, as b in cost ~ clauses^b (1 = linear, 0 = flat; throughput: "
+              "negative b means it falls):", ""]
+    for g in res["growth"]:
+        lines.append(f"- {g['from']:,} → {g['to']:,}: " + ", ".join(f"{k} b={v}" for k, v in g["exponents"].items()))
+    lines += ["", *[f"- {n}" for n in res["notes"]], ""]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    import psutil
+
+    from bench.instance import bench_neo4j_settings, open_instance
+    from core.graph.db import set_database
+
+    t0 = time.perf_counter()
+    cfg = bench_neo4j_settings()
+    res: dict = {"generated_at": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                 "git_revision": _git_revision(),
+                 "machine": {"cpus": os.cpu_count(), "ram_gb": round(psutil.virtual_memory().total / 2**30, 1),
+                             "platform": platform.platform(), "python": platform.python_version()},
+                 "neo4j": {"heap": cfg.heap, "pagecache": cfg.pagecache},
+                 "config": {k: v for k, v in vars(args).items() if k not in {"out", "work_dir", "cache_dir"}},
+                 "sizes": [], "notes": []}
+    inst = open_instance(log)
+    set_database(inst.db)
+    try:
+        res["neo4j_version"] = _neo4j_version(inst.db)
+        for suppliers, clauses in args.sizes:
+            try:
+                res["sizes"].append(measure_size(inst.db, inst, suppliers, clauses, args))
+            except Exception as exc:  # noqa: BLE001 - a size that breaks is recorded, the others still run
+                log(f"size {suppliers} failed: {exc}")
+                res["sizes"].append({"suppliers": suppliers, "clauses_per_agreement": clauses,
+                                     "error": f"{exc.__class__.__name__}: {exc}",
+                                     "trace": traceback.format_exc()[-2000:]})
+            _write(res, args, t0)
+    finally:
+        inst.close()
+    res["notes"] += [
+        "Embeddings: each size embeds a sample of agreements for real and loads the rest with the sample's cached "
+        "vectors plus small noise (bench/embedcache.py), as `make bench` does: index size and shape are real.",
+        "Ceiling q/s = CPU cores / single-client mean service time (the mean over the modes measured alone): "
+        "what the machine could serve if nothing queued; the share of it reached under 8 and 16 clients is "
+        "in scaling.json.",
+        "gap summary = totals, spend at risk and the first page ranked by spend at risk (what the Compliance "
+        "gaps page shows first); gap full = every supplier's row (the export streams the same rows)."]
+    _write(res, args, t0)
+    print(markdown(res))
+    return 0
+
+
+def _write(res: dict, args, t0: float) -> None:
+    res["wall_s"] = round(time.perf_counter() - t0, 1)
+    res["growth"] = growth(res["sizes"])
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "scaling.json").write_text(json.dumps(res, indent=1, default=str), encoding="utf-8")
+    (out / "scaling.md").write_text(markdown(res), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,257 @@
+"""Conditions a question puts on agreements, and types it names by meaning rather than by name.
+
+The planner's regular expressions read the words that *route* a question; this module reads
+the conditions that *filter* it and must never be silently dropped: effective dates (years,
+ranges, before / after / since, relative years), governing law as an attribute of the
+agreement (not the supplier's country), positions in a document (first / last / n-th), and
+clause types described by what they do ("walk away from the contract" is Termination),
+linked by embedding similarity to the taxonomy's own names, descriptions, keywords and
+examples, so no phrase list of the question sets is needed.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from core.retrieval.linking import CJK, lexicon
+
+# --- dates --------------------------------------------------------------------------------
+
+# words that make a year a condition on the agreement, not a spend year
+AGREEMENT_TIME = re.compile(
+    r"\b(sign(?:ed|ing)?|effective|in force|started|start(?:s|ing)?|began|begun|commenc\w*|dated|concluded|"
+    r"entered into|agreements?|contracts?|slas?)\b|签|生效|订立|缔结|开始", re.I)
+SPEND_NEAR = re.compile(r"\b(spend|spending|spent|cost|paid)\b|支出|花费|花了|开支", re.I)
+_YEAR = r"((?:19|20)\d{2})"
+_EN_RANGE = re.compile(r"\bbetween\s+" + _YEAR + r"\s+and\s+" + _YEAR + r"\b|\b(?:from\s+)?" + _YEAR + r"\s*(?:-|–|to|until)\s*" + _YEAR + r"\b", re.I)
+_ZH_RANGE = re.compile(_YEAR + r"\s*年?\s*(?:到|至|-|–)\s*" + _YEAR + r"\s*年?")
+_EN_BEFORE = re.compile(r"\b(?:before|prior to|earlier than|until|up to|by)\s+(?:the\s+end\s+of\s+)?" + _YEAR + r"\b", re.I)
+_EN_AFTER = re.compile(r"\b(after|later than)\s+" + _YEAR + r"\b", re.I)
+_EN_SINCE = re.compile(r"\b(since|from|as of|starting|onwards? from)\s+" + _YEAR + r"\b|\b" + _YEAR + r"\s+(?:or later|onwards?|and later)\b", re.I)
+_ZH_BEFORE = re.compile(_YEAR + r"\s*年?\s*(?:之前|以前|前)")
+_ZH_SINCE = re.compile(_YEAR + r"\s*年?\s*(?:及以后|及之后|以来|起|开始)")
+_ZH_AFTER = re.compile(_YEAR + r"\s*年?\s*(?:之后|以后|后)")
+_IN_YEAR = re.compile(r"\b(?:in|during|of)\s+" + _YEAR + r"\b|" + _YEAR + r"\s*年")
+_RELATIVE = re.compile(r"\b(last|previous|this|current|next)\s+year\b|(去年|今年|明年|前年)", re.I)
+_REL_OFFSET = {"last": -1, "previous": -1, "this": 0, "current": 0, "next": 1,
+               "去年": -1, "今年": 0, "明年": 1, "前年": -2}
+
+
+@dataclass
+class DateCondition:
+    date_from: str | None
+    date_to: str | None
+    how: str            # shown in the plan: the words that set it and what they mean
+
+
+def parse_agreement_dates(q: str, today: dt.date | None = None) -> DateCondition | None:
+    """The effective-date window a question asks for, or None when its years are spend years.
+
+    A year counts as an agreement date only when the question speaks of agreements being
+    signed, effective or in force (a spend year sits next to spend words instead)."""
+    if not AGREEMENT_TIME.search(q):
+        return None
+    if SPEND_NEAR.search(q) and not re.search(r"\b(sign\w*|effective|in force|start\w*|commenc\w*)\b|签|生效", q, re.I):
+        return None   # "2024 spend of suppliers with agreements": the year is the spend's
+    today = today or dt.date.today()
+    rel = _RELATIVE.search(q)
+    if rel:
+        word = (rel.group(1) or rel.group(2)).lower()
+        year = today.year + _REL_OFFSET.get(word, _REL_OFFSET.get(rel.group(0), 0))
+        return DateCondition(f"{year}-01-01", f"{year}-12-31", f"'{rel.group(0)}' = {year} (today is {today})")
+    for pat in (_EN_RANGE, _ZH_RANGE):
+        m = pat.search(q)
+        if m:
+            a, b = sorted(int(y) for y in m.groups() if y)
+            return DateCondition(f"{a}-01-01", f"{b}-12-31", f"'{m.group(0).strip()}': effective {a}-{b}")
+    m = _ZH_SINCE.search(q) or _EN_SINCE.search(q)
+    if m:
+        y = next(g for g in m.groups() if g and g.isdigit())
+        return DateCondition(f"{y}-01-01", None, f"'{m.group(0).strip()}': effective on or after {y}-01-01")
+    m = _EN_BEFORE.search(q) or _ZH_BEFORE.search(q)
+    if m:
+        y = int(next(g for g in m.groups() if g and g.isdigit()))
+        return DateCondition(None, f"{y - 1}-12-31", f"'{m.group(0).strip()}': effective before {y}-01-01")
+    m = _EN_AFTER.search(q) or _ZH_AFTER.search(q)
+    if m:
+        y = int(next(g for g in m.groups() if g and g.isdigit()))
+        return DateCondition(f"{y + 1}-01-01", None, f"'{m.group(0).strip()}': effective after {y}-12-31")
+    m = _IN_YEAR.search(q)
+    if m and not SPEND_NEAR.search(q):
+        y = next(g for g in m.groups() if g)
+        return DateCondition(f"{y}-01-01", f"{y}-12-31", f"'{m.group(0).strip()}': effective in {y}")
+    return None
+
+
+# --- governing law ------------------------------------------------------------------------
+
+LAW_CONTEXT = re.compile(r"\b(\w+(?:\s+\w+)?)\s+law\b|\blaws?\s+of\s+(?:the\s+)?(\w+(?:\s+\w+)?)|"
+                         r"\bgoverned\s+by\s+(?:the\s+)?(\w+(?:\s+\w+)?)|"
+                         r"([\u4e00-\u9fff]{2,6}?)(?:法律|法)(?:管辖|适用)?|适用([\u4e00-\u9fff]{2,6}?)(?:法律|法)", re.I)
+
+
+def law_phrases(vocab_laws: list[str]) -> dict[str, str]:
+    """phrase -> governing-law value: the values themselves, plus every lexicon synonym of a
+    country whose name or synonym occurs in the value ("English" -> "England and Wales")."""
+    out: dict[str, str] = {}
+    for law in vocab_laws:
+        ll = law.lower()
+        out[ll] = law
+        for canon, syns in lexicon()["countries"].items():
+            names = [canon.lower()] + [s.lower() for s in syns]
+            if any(re.search(r"(?<![a-z])" + re.escape(n) + r"(?![a-z])", ll) for n in names if not CJK.search(n) and len(n) > 2):
+                for s in names:
+                    out.setdefault(s, law)
+    return out
+
+
+def country_phrases() -> dict[str, str]:
+    """phrase -> country for every country the lexicon knows, in the graph or not."""
+    out = {}
+    for canon, syns in lexicon()["countries"].items():
+        out[canon.lower()] = canon
+        for s in syns:
+            out[s.lower()] = canon
+    return out
+
+
+def unmatched_law(q: str, matched: dict[str, str]) -> str | None:
+    """A jurisdiction named as a law ("under Irish law") that no agreement is governed by."""
+    phrases = country_phrases()
+    ql = q.lower()
+    for m in LAW_CONTEXT.finditer(ql):
+        words = next((g for g in m.groups() if g), "")
+        for phrase in sorted(phrases, key=len, reverse=True):
+            hit = (phrase in words) if CJK.search(phrase) else re.search(
+                r"(?<![a-z])" + re.escape(phrase) + r"(?![a-z])", words)
+            if hit and phrase not in matched.values() and len(phrase) > 1:
+                return phrases[phrase]
+    return None
+
+
+# --- positions ----------------------------------------------------------------------------
+
+ORDINALS = {"first": 1, "opening": 1, "initial": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6,
+            "seventh": 7, "eighth": 8, "ninth": 9, "tenth": 10, "last": -1, "final": -1, "closing": -1,
+            "concluding": -1}
+_ZH_NUM = {"一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
+_EN_POSITION = re.compile(r"\b(" + "|".join(ORDINALS) + r"|(\d{1,2})(?:st|nd|rd|th))\s+(?:\w+\s+)?"
+                          r"(clause|section|article|provision|paragraph|part|term)s?\b", re.I)
+_ZH_POSITION = re.compile(r"(最后|末尾|开头|第([一二三四五六七八九十]|\d{1,2}))\s*(?:一)?\s*(?:条|节|款|部分)")
+
+
+def parse_position(q: str) -> tuple[int, str] | None:
+    """(n, words) for "the n-th clause" (1-based; -1 = the last), or None."""
+    m = _EN_POSITION.search(q)
+    if m:
+        word = m.group(1).lower()
+        n = int(m.group(2)) if m.group(2) else ORDINALS[word]
+        return n, m.group(0)
+    m = _ZH_POSITION.search(q)
+    if m:
+        word = m.group(1)
+        if word in ("最后", "末尾"):
+            return -1, m.group(0)
+        if word == "开头":
+            return 1, m.group(0)
+        num = m.group(2)
+        return (int(num) if num.isdigit() else _ZH_NUM[num]), m.group(0)
+    return None
+
+
+# --- clause types by meaning ----------------------------------------------------------------
+
+MEANING_THRESHOLD = 0.52      # calibrated on the taxonomy's own examples (see calibrate_meaning)
+MEANING_MARGIN = 0.04         # the best type must beat the runner-up by this much
+_SCAFFOLD = re.compile(
+    r"\b(what|which|who|whom|how|when|where|does|do|did|is|are|was|the|a|an|our|we|us|their|its|his|her|in|of|with|"
+    r"for|to|on|at|by|from|this|that|these|those|contract|contracts|agreement|agreements|sla|slas|clause|clauses|"
+    r"section|sections|provision|provisions|supplier|suppliers|vendor|vendors|company|companies|say|says|said|"
+    r"tell|me|show|give|list|there|anything|any|about|regarding|have|has|had|can|could|would|should|will|shall|may|"
+    r"'s|s|it|they|them|you|i|need|want|please|happens?|under|across|all|every|each|compare|handles?|handled|"
+    r"deals?|dealt|treats?|covers?|covered|arrange\w*|terms?|them|those|one|ones|nothing|never|no|not|don't|"
+    r"doesn't|lack|lacks|without|missing|governed|law|laws|signed|based|located)\b", re.I)
+
+
+@lru_cache(maxsize=1)
+def _meaning_prototypes():
+    """One vector per English prototype text of every type: its name, description, keywords,
+    multi-word concepts and examples (Chinese texts are left to the bilingual lexicon)."""
+    import numpy as np
+
+    from core.embeddings import get_embedder
+    from core.taxonomy import load_taxonomy
+
+    texts, owners = [], []
+    for t in load_taxonomy():
+        if t.is_catch_all:
+            continue
+        items = [t.name, t.description] + list(t.keywords_en) + list(t.examples)
+        items += [c.rstrip("*") for c in t.concepts if len(c.rstrip("*")) > 3]
+        for x in items:
+            if x and not CJK.search(x):
+                texts.append(x)
+                owners.append(t.name)
+    vecs = np.asarray(get_embedder().encode(texts))
+    return vecs, owners
+
+
+def meaning_text(q: str, masked: list[str]) -> str:
+    """The question without names, filters and scaffolding: what is left describes the clause."""
+    text = q
+    for ph in sorted((m for m in masked if m), key=len, reverse=True):
+        text = re.sub(r"(?<![A-Za-z])" + re.escape(ph) + r"(?![A-Za-z])", " ", text, flags=re.I)
+    text = _SCAFFOLD.sub(" ", re.sub(r"[?？。!.,;:]", " ", text))
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def type_by_meaning(text: str, vector=None) -> tuple[str | None, float, str]:
+    """The type whose prototypes are nearest to `text`, when near enough and clearly ahead."""
+    if not text or CJK.search(text) or len(text.split()) < 1:
+        return None, 0.0, ""
+    from core.embeddings import get_embedder
+
+    vecs, owners = _meaning_prototypes()
+    v = vector if vector is not None else get_embedder().encode([text])[0]
+    sims = vecs @ v
+    best: dict[str, float] = {}
+    for owner, s in zip(owners, sims):
+        if s > best.get(owner, -1.0):
+            best[owner] = float(s)
+    ranked = sorted(best.items(), key=lambda kv: -kv[1])
+    (top, s1), (_, s2) = ranked[0], ranked[1]
+    why = f"meaning of '{text}' ({s1:.2f}, next {s2:.2f})"
+    if s1 >= MEANING_THRESHOLD and s1 - s2 >= MEANING_MARGIN:
+        return top, s1, why
+    return None, s1, why
+
+
+# --- subject versus condition ---------------------------------------------------------------
+
+CONDITION_WORDS = re.compile(r"\b(when|whenever|if|where|in case|once|after|because|due to|for missing|for missed)\b|"
+                             r"如果|若|当|一旦|时", re.I)
+
+
+def main_clause(q: str) -> str:
+    """The question up to its first condition word ("... when X"): what it asks for."""
+    m = CONDITION_WORDS.search(q)
+    return q[:m.start()] if m and m.start() > 0 else q
+
+
+def split_subject(q: str, spans: dict[str, int]) -> tuple[str, list[str], str] | None:
+    """With two or more types named, the one outside a condition ("... when X") is the subject.
+
+    `spans`: type -> where its words start in the question. Returns (subject, conditions, why)
+    or None when every named type is in the main clause (they are then all asked for)."""
+    m = CONDITION_WORDS.search(q)
+    if not m or len(spans) < 2:
+        return None
+    cut = m.start()
+    main = [t for t, pos in spans.items() if pos < cut]
+    cond = [t for t, pos in spans.items() if pos >= cut]
+    if len(main) == 1 and cond:
+        return main[0], cond, (f"'{main[0]}' is what is asked for; {', '.join(cond)} only describes the situation "
+                               f"('{q[cut:cut + 40].strip()}...')")
+    return None

@@ -1,0 +1,60 @@
+"""Conditions a question puts on agreements (core/retrieval/conditions.py), without a database."""
+from __future__ import annotations
+
+import datetime as dt
+
+from core.retrieval import conditions as cond
+
+TODAY = dt.date(2026, 12, 3)
+
+
+def window(q):
+    d = cond.parse_agreement_dates(q, today=TODAY)
+    return (d.date_from, d.date_to) if d else None
+
+
+def test_agreement_dates_in_english_and_chinese():
+    assert window("Which suppliers signed their agreement in 2024?") == ("2024-01-01", "2024-12-31")
+    assert window("How many agreements did we sign before 2023?") == (None, "2022-12-31")
+    assert window("How many contracts were signed after 2022?") == ("2023-01-01", None)
+    assert window("Contracts in force since 2021") == ("2021-01-01", None)
+    assert window("agreements signed between 2020 and 2022") == ("2020-01-01", "2022-12-31")
+    assert window("Which contracts did we sign last year?") == ("2025-01-01", "2025-12-31")
+    assert window("2020年之前签订的合同有几份？") == (None, "2019-12-31")
+    assert window("2024年及以后签订的合同有几份？") == ("2024-01-01", None)
+    assert window("哪些供应商的合同是2022年到2023年之间签的？") == ("2022-01-01", "2023-12-31")
+    assert window("去年签的合同") == ("2025-01-01", "2025-12-31")
+
+
+def test_a_spend_year_is_no_agreement_date():
+    assert window("What did we spend with French suppliers in 2024?") is None
+    assert window("Total 2024 spend of suppliers whose contracts started before 2023") == (None, "2022-12-31")
+
+
+def test_positions():
+    assert cond.parse_position("What is the first clause of the Medivance agreement?")[0] == 1
+    assert cond.parse_position("Show me the final section of Solenne's contract.")[0] == -1
+    assert cond.parse_position("What's the 3rd clause?")[0] == 3
+    assert cond.parse_position("天河云合同的第一条是什么？")[0] == 1
+    assert cond.parse_position("华信精密合同的最后一条讲了什么？")[0] == -1
+    assert cond.parse_position("What comes after the payment clause?") is None
+
+
+def test_governing_law_phrases_reach_values_through_country_synonyms():
+    phrases = cond.law_phrases(["England and Wales", "Switzerland", "New York"])
+    assert phrases["english"] == "England and Wales" and phrases["英国"] == "England and Wales"
+    assert phrases["swiss"] == "Switzerland" and phrases["瑞士"] == "Switzerland"
+    assert cond.unmatched_law("contracts under irish law", {}) == "Ireland"
+    assert cond.unmatched_law("contracts under swiss law", {"Switzerland": "swiss"}) is None
+
+
+def test_subject_versus_condition():
+    q = "What penalties apply when the uptime target is missed?"
+    split = cond.split_subject(q, {"Service Credits": q.index("penalties"), "Availability": q.index("uptime")})
+    assert split and split[0] == "Service Credits" and split[1] == ["Availability"]
+    assert cond.main_clause(q) == "What penalties apply "
+    assert cond.split_subject("termination and liability clauses", {"Termination": 0, "Liability": 16}) is None
+
+
+def test_meaning_text_drops_scaffolding():
+    assert cond.meaning_text("How can we get out of the Kaldera contract?", ["Kaldera"]) == "get out"

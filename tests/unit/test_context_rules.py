@@ -1,0 +1,57 @@
+"""What a question inherits from the conversation (issue 18): only what a follow-up leaves
+out; a complete new question starts a new topic; the plan says what was carried over."""
+from __future__ import annotations
+
+from core.graph.vocabulary import Vocabulary
+from core.retrieval.planner import SessionContext, is_follow_up, plan_question
+from core.types import Intent
+
+VOCAB = Vocabulary(
+    companies=[
+        {"name": "Kestrel Logistics GmbH", "aliases": ["Kestrel"], "country": "Germany", "industry": "Logistics",
+         "cities": ["Hamburg"]},
+        {"name": "Belmira Payments SA", "aliases": [], "country": "France", "industry": "Financial Services",
+         "cities": ["Paris"]},
+    ],
+    agreements=[{"id": "SLA-001", "company": "Kestrel Logistics GmbH", "governing_law": "German"},
+                {"id": "SLA-002", "company": "Belmira Payments SA", "governing_law": "French"}],
+    clause_types=["Termination", "Liability", "Data Protection"],
+    spend_years=[2023, 2024],
+)
+AFTER_DP = SessionContext(companies=["Kestrel Logistics GmbH", "Belmira Payments SA"], clause_types=["Data Protection"],
+                          filters={"countries": ["Germany"], "spend_min": 200000.0}, turns=2)
+
+
+def test_follow_up_wording_is_told_from_a_pronoun_about_the_question_itself():
+    assert is_follow_up("and their liability clauses?") and is_follow_up("那它的责任条款呢？")
+    assert is_follow_up("What comes after it?")
+    assert not is_follow_up("Which suppliers have no clause about what happens if they go bankrupt?")
+    assert not is_follow_up("哪些供应商在其破产时没有相关条款？")
+    assert not is_follow_up("Which suppliers lack a termination clause?")
+
+
+def test_a_complete_new_question_after_a_data_protection_exchange_inherits_nothing():
+    q = "Which suppliers have no clause about what happens if they go bankrupt?"
+    fresh, after = plan_question(q, VOCAB), plan_question(q, VOCAB, AFTER_DP)
+    assert after.intent == fresh.intent and after.params.types == fresh.params.types == []
+    assert after.params.companies == [] and "from_session" not in after.linked
+    assert "new_topic" in after.linked
+    # its own type and subject: nothing from the previous topic either
+    own = plan_question("Which suppliers lack a termination clause?", VOCAB, AFTER_DP)
+    assert own.params.types == ["Termination"] and own.params.countries == [] and own.params.spend_min is None
+
+
+def test_a_follow_up_inherits_only_what_it_leaves_out_and_the_plan_shows_it():
+    follow = plan_question("and their liability clauses?", VOCAB, AFTER_DP)
+    assert follow.params.companies == ["Kestrel Logistics GmbH", "Belmira Payments SA"]
+    assert follow.params.types == ["Liability"]                 # named: not the previous Data Protection
+    assert follow.linked["from_session"] == ["companies"]
+    assert follow.linked["inherited"] == {"companies": "Kestrel Logistics GmbH, Belmira Payments SA"}
+    # a filter of its own replaces only that filter: the country changes, the threshold stays
+    ctx = SessionContext(clause_types=["Termination"], filters={"countries": ["Germany"], "spend_min": 200000.0},
+                         turns=1)
+    other = plan_question("what about suppliers in France?", VOCAB, ctx)
+    assert other.params.countries == ["France"] and other.params.spend_min == 200000.0
+    assert other.params.types == ["Termination"] and other.intent != Intent.UNKNOWN
+    assert other.linked["inherited"]["clause types"] == "Termination"
+    assert "countries" not in other.linked["inherited"]

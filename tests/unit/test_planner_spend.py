@@ -1,0 +1,117 @@
+"""Spend questions through the offline planner and the composer, without a database.
+
+Categories are linked from the vocabulary (the graph's own SpendCategory names), so a category
+the data does not hold is never proposed."""
+from __future__ import annotations
+
+import pytest
+
+from core.answer.composer import build_evidence, compose_answer
+from core.graph.vocabulary import Vocabulary
+from core.retrieval.planner import extract_facts, plan_question, route
+from core.types import Intent, Mode, Plan, PlanParams
+
+VOCAB = Vocabulary(
+    companies=[
+        {"name": "Kestrel Logistics GmbH", "aliases": ["Kestrel"], "country": "Germany", "industry": "Logistics",
+         "cities": ["Hamburg"]},
+        {"name": "Belmira Payments SA", "aliases": [], "country": "France", "industry": "Financial Services",
+         "cities": ["Paris"]},
+    ],
+    agreements=[{"id": "SLA-001", "company": "Kestrel Logistics GmbH", "governing_law": "German"}],
+    clause_types=["Termination", "Liability", "Data Protection"],
+    spend_years=[2023, 2024],
+    spend_categories=["Field Engineering", "Freight & Warehousing", "Hosting"],
+    base_currency="EUR",
+)
+
+
+@pytest.mark.parametrize("question, intent, rule, expect", [
+    ("How much did we spend on field engineering in 2024?", "sum_spend", "category_spend",
+     {"spend_categories": ["Field Engineering"], "spend_year": 2024}),
+    ("2024年在Field Engineering上的支出是多少？", "sum_spend", "category_spend",
+     {"spend_categories": ["Field Engineering"], "spend_year": 2024}),
+    ("How much did we spend on freight and warehousing with German suppliers?", "sum_spend", "category_spend",
+     {"spend_categories": ["Freight & Warehousing"], "countries": ["Germany"], "spend_year": 2024}),
+    ("Which suppliers did we pay for hosting in 2023?", "spend_top", "category_spend",
+     {"spend_categories": ["Hosting"], "spend_year": 2023}),
+    ("Top 5 suppliers by spend", "spend_top", "spend_top", {"top": 5}),
+    ("Who are our three biggest suppliers by 2023 spend?", "spend_top", "spend_top", {"top": 3, "spend_year": 2023}),
+    ("Which is our biggest supplier?", "spend_top", "spend_top", {"top": 1}),
+    ("支出最高的3家供应商是哪些？", "spend_top", "spend_top", {"top": 3}),
+    ("Total spend by country in 2024", "spend_by", "spend_by", {"group_by": "country"}),
+    ("What was our spend per industry?", "spend_by", "spend_by", {"group_by": "industry"}),
+    ("Total 2024 spend by category", "spend_by", "spend_by", {"group_by": "category"}),
+    ("2024年按国家统计的总支出", "spend_by", "spend_by", {"group_by": "country"}),
+    ("按支出类别统计2024年的支出", "spend_by", "spend_by", {"group_by": "category"}),
+    ("How has our spend with Kestrel developed over the years?", "spend_history", "spend_history",
+     {"companies": ["Kestrel Logistics GmbH"], "spend_year": None}),
+    ("What did we spend with Kestrel in 2023?", "spend_history", "spend_history",
+     {"companies": ["Kestrel Logistics GmbH"], "spend_year": 2023}),
+    ("Kestrel 各年的支出是多少？", "spend_history", "spend_history", {"companies": ["Kestrel Logistics GmbH"]}),
+    ("How much did we spend in 2024?", "sum_spend", "total_spend", {"spend_year": 2024}),
+])
+def test_spend_questions_route_to_spend_rules(question, intent, rule, expect):
+    plan = plan_question(question, VOCAB)
+    hit = route(extract_facts(question, VOCAB))
+    assert (plan.intent, plan.mode, hit[0].name) == (intent, Mode.ATTRIBUTE, rule), plan.why
+    for key, value in expect.items():
+        assert getattr(plan.params, key) == value, key
+    assert plan.params.currency == "EUR"
+
+
+def test_categories_come_from_the_graph_not_a_list():
+    assert plan_question("How much did we spend on catering in 2024?", VOCAB).params.spend_categories is None
+    other = Vocabulary(companies=VOCAB.companies, spend_years=[2024], spend_categories=["Catering"])
+    plan = plan_question("How much did we spend on catering in 2024?", other)
+    assert plan.params.spend_categories == ["Catering"] and plan.intent == Intent.SUM_SPEND
+    assert plan.linked["spend_categories"] == {"Catering": "catering"}
+
+
+@pytest.mark.parametrize("question, intent, rule", [
+    ("Which high-spend suppliers lack a termination clause?", "gap", "type_gap"),
+    ("Which suppliers with spend above 500,000 have no termination clause?", "gap", "type_gap"),
+    ("Total 2024 spend of all suppliers", "sum_spend", "companies"),
+    ("What was the total spend with German healthcare suppliers in 2024?", "sum_spend", "companies"),
+    ("What does Kestrel's agreement say about termination?", "document_type", "document_type"),
+])
+def test_clause_and_threshold_questions_keep_their_routes(question, intent, rule):
+    plan = plan_question(question, VOCAB)
+    assert (plan.intent, route(extract_facts(question, VOCAB))[0].name) == (intent, rule)
+
+
+def _plan(intent: str, lang: str = "en", **params) -> Plan:
+    return Plan(intent=intent, mode="attribute", params=PlanParams(currency="EUR", spend_year=2024, **params),
+                language=lang)
+
+
+def test_spend_answers_name_the_currency_and_cite():
+    p = _plan("sum_spend", spend_categories=["Field Engineering"])
+    rows = [{"company": "Kestrel Logistics GmbH", "spend": 230000.0}, {"company": "Belmira Payments SA", "spend": 55000}]
+    answer = compose_answer(p, rows, build_evidence(rows, p))
+    assert answer == ("The 2024 spend on Field Engineering is 285,000 EUR, across 2 suppliers: "
+                      "Kestrel Logistics GmbH (230,000 EUR) [S1]; Belmira Payments SA (55,000 EUR) [S2].")
+    top = _plan("spend_top", top=1)
+    assert compose_answer(top, rows[:1], build_evidence(rows[:1], top)) == (
+        "The 1 supplier with the highest 2024 spend: Kestrel Logistics GmbH (230,000 EUR) [S1].")
+    zh = _plan("spend_top", "zh", top=2)
+    assert "支出最高的 2 家供应商" in compose_answer(zh, rows, build_evidence(rows, zh))
+
+
+def test_grouped_and_history_answers():
+    p = _plan("spend_by", group_by="country")
+    rows = [{"group_name": "Germany", "spend": 500000.0, "companies": 2,
+             "largest": [{"company": "Kestrel Logistics GmbH", "spend": 400000.0}]},
+            {"group_name": "France", "spend": 100000.0, "companies": 1, "largest": []}]
+    ev = build_evidence(rows, p)
+    assert [e.ref for e in ev] == ["S1", "S2"] and "Kestrel Logistics GmbH 400,000 EUR" in ev[0].text
+    assert compose_answer(p, rows, ev) == ("2024 spend by country: Germany 500,000 EUR (2 suppliers) [S1]; "
+                                           "France 100,000 EUR (1 supplier) [S2]. Total: 600,000 EUR.")
+    h = _plan("spend_history", companies=["Kestrel Logistics GmbH"])
+    rows = [{"company": "Kestrel Logistics GmbH", "year": 2023, "category": "Hosting", "spend": 300000.0},
+            {"company": "Kestrel Logistics GmbH", "year": 2024, "category": "Hosting", "spend": 450000.0},
+            {"company": "Kestrel Logistics GmbH", "year": 2024, "category": "Field Engineering", "spend": 180000.0}]
+    assert compose_answer(h, rows, build_evidence(rows, h)) == (
+        "Kestrel Logistics GmbH: 2023: 300,000 EUR (Hosting 300,000); "
+        "2024: 630,000 EUR (Hosting 450,000, Field Engineering 180,000) [S1].")
+    assert compose_answer(h, [], []) == "No spend data matches this question."
