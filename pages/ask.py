@@ -215,7 +215,7 @@ def render_result(result, idx: int, latest: bool) -> None:
         st.markdown("#### Answer")
         st.markdown(result.answer)
         # the evidence scrolls in its own box, so the Cypher and the graph stay beside the answer
-        with st.container(height=520 if len(result.evidence) > 3 else None, border=False):
+        with st.container(height=520 if len(result.evidence) > 3 else "content", border=False):
             render_evidence(result, idx)
     with right:
         render_cypher(result, idx)

@@ -10,7 +10,7 @@ from core.ui import support as ui_support
 ctx = ui_support.page_setup("Compliance gaps")
 st.title("Compliance gaps")
 st.caption("Companies × required clause types: how many clauses of each type their agreements contain. "
-           "A zero is a gap.")
+           "A missing type is a gap.")
 
 type_names = ctx.type_names()
 companies = ctx.companies()
@@ -28,44 +28,53 @@ with st.container(border=True):
                                 key="gaps_min_spend", help="0: no minimum")
     year_options = [None] + list(reversed(years))
     year = f4.selectbox("Spend year", year_options, key="gaps_year",
-                        format_func=lambda y: f"latest ({max(years)})" if y is None and years else str(y or "latest"))
+                        format_func=lambda y: "latest on file" if y is None else str(y))
     only_gaps = st.toggle("Only companies with gaps", value=False, key="gaps_only")
 
 if not required:
     st.warning("Choose at least one required clause type.")
     st.stop()
 
+PAGE = 50   # suppliers drawn; the downloads hold every one
 try:
-    report = ctx.call(service.gap_report, required, countries=sel_countries, industries=sel_industries,
-                      min_spend=min_spend or None, year=year)
+    summary = ctx.call(service.gap_summary, required, countries=sel_countries, industries=sel_industries,
+                       min_spend=min_spend or None, year=year, page_size=PAGE)
 except ValueError as exc:
     st.error(str(exc))
     st.stop()
+report = summary.report
+scope = dict(countries=sel_countries, industries=sel_industries, min_spend=min_spend or None, year=year)
 
-totals = report.totals()
 m1, m2, m3, m4 = st.columns(4)
-m1.metric("Companies", totals["companies"])
-m2.metric("Companies with gaps", totals["companies_with_gaps"])
+m1.metric("Companies with agreements", f"{summary.companies:,}")
+m2.metric("Companies with gaps", f"{summary.companies_with_gaps:,}")
 currency = f" {report.currency}" if report.currency else ""
-m3.metric(f"Spend at risk ({report.spend_label})", f"{totals['spend_at_risk']:,.0f}{currency}",
+m3.metric(f"Spend at risk ({report.spend_label})", f"{summary.spend_at_risk:,.0f}{currency}",
           help="The yearly spend of the companies with gaps, added up in the base currency"
                + (f" ({report.currency})" if report.currency else "") + "; other currencies were converted "
                "with rates.csv at ingest.")
-worst, worst_count = report.most_often_missing
-m4.metric("Most often missing", worst or "—", f"{worst_count} companies" if worst_count else None,
+worst = max(summary.missing_by_type.items(), key=lambda kv: kv[1], default=(None, 0))
+m4.metric("Most often missing", worst[0] if worst[1] else "—", f"{worst[1]} companies" if worst[1] else None,
           delta_color="off")
-
-if report.currency:
-    st.caption(f"Spend figures are {report.spend_year or 'latest'} totals in the base currency, {report.currency}.")
+st.caption(report.definition())
+if report.no_agreement:
+    names = ", ".join(r.company for r in report.no_agreement[:20])
+    more = f" and {len(report.no_agreement) - 20:,} more" if len(report.no_agreement) > 20 else ""
+    st.info(f"No agreement on file (not counted as gaps): {names}{more}.", icon=":material/folder_off:")
 
 for warning in report.segmentation_warnings:
     st.warning(warning, icon=":material/warning:")
 if report.review_cells:
-    st.info("? marks a missing type with only low-confidence evidence: "
-            + "; ".join(f"{c['company']}, {c['type']}: {', '.join(c['clause_ids'])}" for c in report.review_cells)
-            + " (see the Data page's review queue).", icon=":material/rule:")
+    st.info("? needs review: a required type whose only evidence is low-confidence, which does not meet the "
+            "requirement: " + "; ".join(f"{c['company']}, {c['type']}: {', '.join(c['clause_ids'])}"
+                                        for c in report.review_cells[:12])
+            + ". Confirm or correct them in the Data page's review queue.", icon=":material/rule:")
 
 rows = report.shown_rows(only_gaps)
+shown_of = summary.companies_with_gaps if only_gaps else summary.companies
+if len(rows) < shown_of:
+    st.caption(f"Showing the first {len(rows)} of {shown_of:,} suppliers, ranked by spend at risk; "
+               "the downloads hold all of them.")
 if not rows:
     st.success("No company matches these filters." if not report.rows else "No gaps: every company has every required type.")
 else:
@@ -74,11 +83,11 @@ else:
     fig = go.Figure(go.Heatmap(
         z=heat.counts, x=heat.types, y=heat.companies, text=heat.labels, texttemplate="%{text}",
         colorscale=heat.colorscale, zmin=0, zmax=heat.zmax,
-        xgap=2, ygap=2, colorbar={"title": "clauses"},
+        xgap=2, ygap=2, colorbar={"title": "clauses", "tick0": 0, "dtick": max(1, heat.zmax // 5)},
         hovertemplate="%{y}<br>%{x}: %{z} clause(s)<extra></extra>"))
     fig.update_layout(height=max(260, 34 * len(rows) + 120), margin={"l": 10, "r": 10, "t": 30, "b": 10},
                       yaxis={"autorange": "reversed"}, xaxis={"side": "top"})
-    st.plotly_chart(fig, key="gaps_heatmap")
+    st.plotly_chart(fig, key="gaps_heatmap", config={"displayModeBar": False})
 
     # ---- table -----------------------------------------------------------------------
     table = pd.DataFrame(service.gap_table(rows, required))
@@ -87,10 +96,13 @@ else:
                      f"spend ({report.currency})" if report.currency else "spend", format="localized")})
 
 d1, d2, _ = st.columns([1, 1, 3])
-d1.download_button("Download CSV", report.to_csv(), file_name="compliance-gaps.csv", mime="text/csv",
-                   icon=":material/download:", key="gaps_csv")
-d2.download_button("Download Markdown", report.to_markdown(), file_name="compliance-gaps.md", mime="text/markdown",
-                   icon=":material/download:", key="gaps_md")
+d1.download_button("Download CSV", lambda: "".join(service.export_gaps_csv(required, only_gaps=only_gaps, **scope)),
+                   file_name="compliance-gaps.csv", mime="text/csv", icon=":material/download:", key="gaps_csv",
+                   help="Every supplier in scope (the filters above" + (", only companies with gaps" if only_gaps else "")
+                        + "); the scope and the gap definition are in its first lines.")
+d2.download_button("Download Markdown",
+                   lambda: service.gap_report(required, **scope).to_markdown(only_gaps=only_gaps),
+                   file_name="compliance-gaps.md", mime="text/markdown", icon=":material/download:", key="gaps_md")
 
 with st.expander("The Cypher behind this report"):
     st.code(report.cypher, language="cypher")

@@ -90,7 +90,7 @@ def _write_corpus(root: Path, alpha_text: str = ALPHA) -> Path:
                           ("Beta Fasteners GmbH", "Hauptstr. 2", "Stuttgart", "70173", "Germany")],
         "spend.csv": [("company", "year", "amount", "currency", "category"),
                       ("Alpha Components Inc.", "2024", "900000", "USD", "Components"),
-                      ("Beta Fasteners GmbH", "2024", "300000", "EUR", "Fasteners")],
+                      ("Beta Fasteners GmbH", "2024", "300000", "USD", "Fasteners")],
         "agreements.csv": [("sla_id", "company", "file", "effective_date", "service_name", "governing_law"),
                            ("SUP-A", "Alpha Components Inc.", "alpha.md", "2024-01-01", "Component Supply", ""),
                            ("SUP-B", "Beta Fasteners GmbH", "beta.md", "2024-02-01", "Fastener Supply", "")],

@@ -195,12 +195,15 @@ def test_gaps_page_heatmap_table_totals_and_exports(demo):
     assert fig["data"][0]["type"] == "heatmap"
     assert fig["data"][0]["x"] == ["Termination", "Liability", "Data Protection"]
     table = next(df.value for df in at.dataframe if "missing" in df.value.columns)
-    assert len(table) == 16  # every demo company has an agreement
+    # 16 demo companies: one has no agreement at all and is listed apart, never as a gap (core.gaps)
+    assert len(table) == 15
+    assert any(i.value.startswith("No agreement on file (not counted as gaps):") for i in at.info)
     with_gaps = table[table["missing"] != "—"]
     assert len(with_gaps) > 0 and (table == "✗ missing").any().any()
     metrics = {m.label: m.value for m in at.metric}
-    assert metrics["Companies"] == "16" and metrics["Companies with gaps"] == str(len(with_gaps))
-    assert metrics["Spend at risk (2024, EUR)"].endswith(" EUR")   # the base currency, named
+    assert metrics["Companies with agreements"] == "15" and metrics["Companies with gaps"] == str(len(with_gaps))
+    assert metrics["Spend at risk (latest year on file, EUR)"].endswith(" EUR")   # the base currency, named
+    assert any("A gap means no agreement of the supplier" in c.value for c in at.caption)   # the definition, stated
     assert {b.label for b in at.download_button} == {"Download CSV", "Download Markdown"}
     # filters narrow the report; the drill-down shows the selected company's gaps and clauses
     at.multiselect(key="gaps_countries").set_value(["Germany"]).run()

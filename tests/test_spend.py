@@ -93,8 +93,11 @@ def test_gap_report_spend_at_risk_is_in_the_base_currency(spend_graph):
     rep = gap_report(["Termination"], db=db)
     assert {r.company for r in rep.companies_with_gaps} == {"Acme Cloud GmbH", "Cedar Health Ltd"}
     assert rep.spend_at_risk == 630000.0 + 340000.0 and rep.currency == "EUR"
-    assert rep.to_csv().splitlines()[0].startswith("company,country,industry,spend_2024 (EUR),")
-    assert "spend at risk (2024, EUR): 970,000 EUR" in rep.to_markdown()
+    lines = rep.to_csv().splitlines()   # scope and gap definition first, as # comments
+    assert lines[0].startswith("# Compliance gaps.") and lines[2].startswith("company,country,industry,spend_latest (EUR),")
+    assert "spend at risk (latest year on file, EUR): 970,000 EUR" in rep.to_markdown()
+    assert gap_report(["Termination"], db=db, year=2024).to_csv().splitlines()[2].startswith(
+        "company,country,industry,spend_2024 (EUR),")
     assert rep.to_dict()["currency"] == "EUR"
 
 

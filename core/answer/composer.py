@@ -387,7 +387,7 @@ def _missing_named(plan: Plan, rows: list[dict], tname: str, lang: str) -> str:
         have = set().union(*(_row_types(r) for r in rows)) if rows else set()
         for t in (t for t in p.types if t not in have):
             notes.append(f"未找到{_type_label(t, lang)}条款。" if lang == "zh" else f"No {t} clause was found.")
-    return ("\n" + " ".join(notes)) if notes else ""
+    return ("\n\n" + " ".join(notes)) if notes else ""   # a paragraph of its own, not the last list item's
 
 
 def _unlisted_named(plan: Plan, evidence: list[Evidence], tname: str, lang: str) -> str:

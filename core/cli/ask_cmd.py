@@ -79,20 +79,26 @@ def run_ask(args) -> int:
 
 
 def run_gaps(args) -> int:
-    from core.service import gap_report
+    """The same report as the Compliance-gaps page (core.gaps defines a gap); CSV streams page by
+    page, so a report over 100,000 suppliers never sits in memory at once."""
+    from core.service import export_gaps_csv, gap_report
 
     required = [t.strip() for t in args.required.split(",") if t.strip()]
+    scope = dict(countries=args.country, industries=args.industry, cities=args.city,
+                 min_spend=args.min_spend, max_spend=args.max_spend, year=args.year)
     try:
-        report = gap_report(required, countries=args.country, industries=args.industry, cities=args.city,
-                            min_spend=args.min_spend, max_spend=args.max_spend, year=args.year)
+        if args.format == "csv":
+            for line in export_gaps_csv(required, only_gaps=args.only_gaps, **scope):
+                sys.stdout.write(line)
+            return 0
+        report = gap_report(required, **scope)
     except ValueError as exc:
         raise UserError(str(exc)) from exc
     if args.only_gaps:
+        report.filters["only_gaps"] = True
         report.rows = report.companies_with_gaps
     if args.format == "json":
         print(json.dumps(report.to_dict(), ensure_ascii=False, indent=2))
-    elif args.format == "csv":
-        sys.stdout.write(report.to_csv())
     else:
         sys.stdout.write(report.to_markdown())
     return 0

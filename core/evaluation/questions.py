@@ -4,6 +4,11 @@ A question file is JSON lines: {"id", "question", "lang", "intent", "mode",
 "expected": {"companies": [...]} | {"clause_ids": [...]} | {"number": n}, "session"?}.
 Structured intents must return exactly the expected set; relay/hybrid questions are scored
 by recall of the expected clauses in the returned evidence (their answers are ranked lists).
+
+A gap answer may list a supplier as "needs review": its only evidence of every asked type is
+low-confidence (core.gaps), so the product says it does not know. Such a supplier is neither
+required nor an error when scoring companies; the summary counts them (`review_flagged`) so
+the figure never hides how often the product abstains.
 """
 from __future__ import annotations
 
@@ -37,6 +42,14 @@ def _numbers_in(text: str) -> list[float]:
     return [float(x.replace(",", "")) for x in re.findall(r"\d[\d,]*(?:\.\d+)?", text or "")]
 
 
+def _flagged_for_review(result) -> set[str]:
+    """Suppliers a gap answer lists only for review: low-confidence evidence of every asked type."""
+    if result.intent != Intent.GAP or result.plan is None:
+        return set()
+    asked = set(result.plan.params.types or [])
+    return {e.company for e in result.evidence if e.review_only and asked and asked <= set(e.review_only)}
+
+
 def score_result(result, item: dict) -> dict:
     exp = item["expected"]
     out = {"id": item["id"], "question": item["question"], "intent": item.get("intent"),
@@ -44,9 +57,12 @@ def score_result(result, item: dict) -> dict:
     ranked = item.get("intent") in RANKED_INTENTS
     if "companies" in exp:
         want, got = set(exp["companies"]), set(result.evidence_companies)
-        out["checks"]["companies"] = (want <= got) if ranked else (want == got)
+        unsure = _flagged_for_review(result)
+        out["checks"]["companies"] = (want <= got) if ranked else (want - unsure <= got and got - want <= unsure)
+        if unsure:
+            out["review_flagged"] = sorted(unsure)
         if not out["checks"]["companies"]:
-            out["companies"] = {"missing": sorted(want - got), "extra": sorted(got - want)}
+            out["companies"] = {"missing": sorted(want - got - unsure), "extra": sorted(got - want - unsure)}
     if "clause_ids" in exp:
         want, got = set(exp["clause_ids"]), set(result.evidence_clause_ids)
         out["checks"]["clause_ids"] = (want <= got) if ranked else (want == got)
@@ -91,6 +107,7 @@ def run_questions(items: list[dict], db, ask=None) -> dict:
         "accuracy": _frac(sum(s["correct"] for s in scored), len(scored)),
         "routing_accuracy": _frac(sum(s["routed"] for s in scored), len(scored)),
         "mode_accuracy": _frac(sum(s["mode_ok"] for s in scored), len(scored)),
+        "review_flagged": sum(len(s.get("review_flagged", [])) for s in scored),
         "by_intent": {k: {"questions": len(v), "accuracy": _frac(sum(s["correct"] for s in v), len(v)),
                           "routing_accuracy": _frac(sum(s["routed"] for s in v), len(v))}
                       for k, v in sorted(by_intent.items())},

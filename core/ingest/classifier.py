@@ -32,10 +32,12 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
+from core import gaps
 from core.taxonomy import OTHER, ClauseTypeDef, load_taxonomy
 
-# Confidence below which a clause is listed for review in the dashboard.
-REVIEW_THRESHOLD: float = 0.5
+# Confidence below which a clause is listed for review in the dashboard (and does not meet a
+# requirement in a gap report: core.gaps holds the one definition).
+REVIEW_THRESHOLD: float = gaps.REVIEW_THRESHOLD
 
 
 @dataclass

@@ -909,7 +909,7 @@ def _meaning_may_name_type(f: QuestionFacts) -> bool:
     spend_figure = (f.asks_spend and not f.negated) or f.summing
     if f.quoted or f.wording or NO_AGREEMENT.search(f.q) or (spend_figure and not CLAUSE_WORDS.search(f.q)):
         return False
-    if f.position is not None or DOCUMENT_REQUEST.search(f.q) or CJK.search(f.q):
+    if f.position is not None or f.positional or DOCUMENT_REQUEST.search(f.q) or CJK.search(f.q):
         return False
     if f.named:
         return True

@@ -29,8 +29,8 @@ from core.service.explore import (NODE_LABELS, CompanyFacets, CompanySpend, agre
 from core.service.quality import (EvaluationOverview, EvaluationRun, LatestRun, RequestLogSummary,
                                   evaluation_overview, evaluation_results, percentile, request_log,
                                   request_log_summary)
-from core.service.reports import (DEFAULT_REQUIRED, GapHeatmap, GapReport, GapRow, gap_heatmap, gap_report,
-                                  gap_table)
+from core.service.reports import (DEFAULT_REQUIRED, GapHeatmap, GapReport, GapRow, GapSummary, NoAgreementRow,
+                                  export_gaps_csv, gap_heatmap, gap_report, gap_summary, gap_table, iter_gap_rows)
 from core.service.session_store import SessionStore, sessions
 from core.service.status import Status, database_status, llm_status
 
@@ -42,7 +42,8 @@ __all__ = [
     "label_counts", "list_agreements", "list_clause_types", "list_companies", "neighbourhood", "spend_years",
     "EvaluationOverview", "EvaluationRun", "LatestRun", "RequestLogSummary", "evaluation_overview",
     "evaluation_results", "percentile", "request_log", "request_log_summary",
-    "DEFAULT_REQUIRED", "GapHeatmap", "GapReport", "GapRow", "gap_heatmap", "gap_report", "gap_table",
+    "DEFAULT_REQUIRED", "GapHeatmap", "GapReport", "GapRow", "GapSummary", "NoAgreementRow", "export_gaps_csv",
+    "gap_heatmap", "gap_report", "gap_summary", "gap_table", "iter_gap_rows",
     "SessionStore", "sessions",
     "Status", "database_status", "llm_status",
 ]

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import threading
 import time
+from dataclasses import replace
 
+from core import gaps
 from core.answer.composer import build_evidence, build_subgraph, compose_answer
 from core.config import settings
 from core.graph import vocabulary as graph_cache
@@ -150,6 +152,24 @@ def _run_plan(plan: Plan, db: Database, result: Result, asked: str | None = None
     result.answer = compose_answer(plan, rows, result.evidence)
     result.subgraph = build_subgraph(rows, result.evidence)
     result.timings_ms["compose"] = round((time.perf_counter() - t0) * 1000, 2)
+    if plan.intent == Intent.GAP:
+        _state_gap_definition(plan, db, result)
+
+
+def _state_gap_definition(plan: Plan, db: Database, result: Result) -> None:
+    """Gap answers say what a gap is (core.gaps, the gaps page's definition too) and how many
+    suppliers in scope have no agreement at all, so the two pages never silently disagree."""
+    t0 = time.perf_counter()
+    p = plan.params
+    apart = 0
+    if not (p.sla_ids or p.governing_laws or p.date_from or p.date_to):  # else they are out of scope
+        scope = replace(plan, intent=Intent.NO_AGREEMENT, params=replace(p, types=[]))
+        try:
+            apart = len(RETRIEVERS[Mode.ATTRIBUTE](db).retrieve(scope).rows)
+        except RetrievalError:
+            apart = 0
+    result.answer = f"{result.answer} {gaps.short_statement(plan.language, apart)}"
+    result.timings_ms["gap_scope"] = round((time.perf_counter() - t0) * 1000, 2)
 
 
 def _rerank(plan: Plan, result: Result) -> list[dict]:

@@ -6,16 +6,19 @@ colour scale), so the page only draws what it is given.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Iterable, Iterator
 
+from core import gaps
 from core.graph import vocabulary as graph_cache
 from core.graph.db import Database, get_database
 from core.graph.queries import reports as qr
+from core.graph.queries import retrieval as qretrieval
 from core.graph.queries.retrieval import used_params
 from core.retrieval.retrievers import active_filters, base_params
 from core.types import Intent, Mode, Plan, PlanParams
 
 DEFAULT_REQUIRED = ("Termination", "Liability", "Data Protection")
+ALL_ROWS = 10_000_000        # "no limit" for the paged gap queries
 
 
 @dataclass
@@ -34,10 +37,19 @@ class GapRow:
     paragraph_slas: list[str] = field(default_factory=list)   # agreements split by paragraphs
 
     def state(self, type_name: str) -> str:
-        """"present", "review" (only low-confidence evidence) or "none" (no clause of the type)."""
-        if self.counts.get(type_name, 0) > 0:
+        """"present" (met: core.gaps), "review" (only low-confidence evidence) or "none"."""
+        if type_name not in self.missing:
             return "present"
         return "review" if self.review.get(type_name) else "none"
+
+
+@dataclass
+class NoAgreementRow:
+    """A supplier in the report's scope with no agreement at all: listed apart, never a gap."""
+    company: str
+    country: str | None
+    industry: str | None
+    spend: float | None
 
 
 @dataclass
@@ -49,12 +61,16 @@ class GapReport:
     cypher: str = ""
     params: dict[str, Any] = field(default_factory=dict)
     currency: str | None = None       # the base currency of every spend figure (None: the data names none)
+    no_agreement: list[NoAgreementRow] = field(default_factory=list)
 
     @property
     def spend_label(self) -> str:
         """"spend at risk" says which year and currency it adds up, so no one reads it as another."""
         cur = f", {self.currency}" if self.currency else ""
-        return f"{self.spend_year or 'latest'}{cur}"
+        return f"{self.spend_year or 'latest year on file'}{cur}"
+
+    def definition(self, lang: str = "en") -> str:
+        return gaps.statement(lang, self.spend_year, self.currency)
 
     @property
     def companies_with_gaps(self) -> list[GapRow]:
@@ -90,65 +106,112 @@ class GapReport:
 
     def totals(self) -> dict:
         return {"companies": len(self.rows), "companies_with_gaps": len(self.companies_with_gaps),
-                "spend_at_risk": self.spend_at_risk,
+                "spend_at_risk": self.spend_at_risk, "without_agreement": len(self.no_agreement),
                 "missing_by_type": {t: sum(1 for r in self.rows if t in r.missing) for t in self.required},
                 "review_by_type": {t: sum(1 for r in self.rows if t in r.review) for t in self.required}}
 
     def to_dict(self) -> dict:
         return {"required": self.required, "filters": self.filters, "spend_year": self.spend_year,
-                "currency": self.currency, "totals": self.totals(), "rows": [r.__dict__ for r in self.rows],
+                "currency": self.currency, "definition": self.definition(), "totals": self.totals(),
+                "rows": [r.__dict__ for r in self.rows], "no_agreement": [r.__dict__ for r in self.no_agreement],
                 "review": self.review_cells, "warnings": self.segmentation_warnings}
 
-    def to_csv(self) -> str:
+    def filter_statement(self) -> str:
+        """The scope of the report in words, so an export says what it was cut from."""
+        f = self.filters
+        parts = [f"required: {', '.join(self.required)}"]
+        for key, label in (("countries", "country"), ("industries", "industry"), ("cities", "city")):
+            if f.get(key):
+                parts.append(f"{label}: {', '.join(f[key])}")
+        cur = f" {self.currency}" if self.currency else ""
+        if f.get("min_spend"):
+            parts.append(f"spend ≥ {f['min_spend']:,.0f}{cur}")
+        if f.get("max_spend"):
+            parts.append(f"spend ≤ {f['max_spend']:,.0f}{cur}")
+        parts.append(f"spend year: {self.spend_year or 'latest on file'}")
+        if f.get("only_gaps"):
+            parts.append("only companies with gaps")
+        return "; ".join(parts)
+
+    def iter_csv(self, only_gaps: bool = False, rows: Iterable[GapRow] | None = None) -> Iterator[str]:
+        """The CSV export line by line (what the page and the CLI write), its scope and the gap
+        definition first as `#` comment lines (pandas: `read_csv(..., comment="#")`). `rows`: a
+        stream of rows instead of the report's own (see `export_gaps_csv`)."""
         import csv
         import io
 
         buf = io.StringIO()
         w = csv.writer(buf)
+
+        def flush() -> str:
+            out = buf.getvalue()
+            buf.seek(0)
+            buf.truncate()
+            return out
+
+        yield f"# Compliance gaps. {self.filter_statement()}{'; only companies with gaps' if only_gaps else ''}\n"
+        yield f"# {self.definition()}\n"
         cur = f" ({self.currency})" if self.currency else ""
         w.writerow(["company", "country", "industry", f"spend_{self.spend_year or 'latest'}{cur}", "agreements"]
                    + [f"{t} clauses" for t in self.required] + ["missing", "low-confidence evidence only"])
-        for r in self.rows:
+        yield flush()
+        for r in (self.shown_rows(only_gaps) if rows is None else rows):
             w.writerow([r.company, r.country or "", r.industry or "", "" if r.spend is None else f"{r.spend:.2f}",
                         r.agreements] + [r.counts.get(t, 0) for t in self.required] + ["; ".join(r.missing)]
                        + ["; ".join(f"{t}: {' '.join(ids)}" for t, ids in r.review.items())])
-        return buf.getvalue()
+            yield flush()
 
-    def to_markdown(self) -> str:
+    def to_csv(self, only_gaps: bool = False) -> str:
+        return "".join(self.iter_csv(only_gaps))
+
+    def to_markdown(self, only_gaps: bool = False) -> str:
         t = self.totals()
+        cur = f" {self.currency}" if self.currency else ""
         head = (f"# Compliance gaps\n\nRequired clause types: {', '.join(self.required)}. "
                 f"{t['companies_with_gaps']} of {t['companies']} companies have gaps; "
-                f"spend at risk ({self.spend_label}): {t['spend_at_risk']:,.0f}"
-                + (f" {self.currency}" if self.currency else "") + ". "
-                "? marks a missing type with only low-confidence evidence (listed for review).\n\n")
+                f"spend at risk ({self.spend_label}): {t['spend_at_risk']:,.0f}{cur}. "
+                "? marks a missing type with only low-confidence evidence (listed for review).\n\n"
+                f"Scope: {self.filter_statement()}{'; only companies with gaps' if only_gaps else ''}.\n\n"
+                f"{self.definition()}\n\n")
         head += "".join(f"> Warning: {w}\n" for w in self.segmentation_warnings) + (
             "\n" if self.segmentation_warnings else "")
         cols = ["Company", "Country", "Industry", f"Spend ({self.spend_label})"] + self.required + ["Missing"]
         lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
-        for r in self.rows:
+        for r in self.shown_rows(only_gaps):
             cells = [r.company, r.country or "", r.industry or "", "" if r.spend is None else f"{r.spend:,.0f}"]
             cells += [_markdown_cell(r, ty) for ty in self.required]
             cells.append(", ".join(r.missing) or "—")
             lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
         review = [f"- {c['company']}, {c['type']}: {', '.join(c['clause_ids'])}" for c in self.review_cells]
         tail = ("\n## Low-confidence evidence only (review)\n\n" + "\n".join(review) + "\n") if review else ""
+        if self.no_agreement:
+            tail += ("\n## No agreement on file (not counted as gaps)\n\n"
+                     + "\n".join(f"- {r.company}" for r in self.no_agreement) + "\n")
         return head + "\n".join(lines) + "\n" + tail
 
 
 def _markdown_cell(r: GapRow, t: str) -> str:
     state = r.state(t)
     if state == "present":
-        return f"✓ {r.counts[t]}"
+        low = r.low_confidence.get(t, 0)
+        return f"✓ {r.counts[t]}" + (f" (+{low} low conf.)" if low else "")
     return f"? 0 ({len(r.review[t])} to review)" if state == "review" else "✗ 0"
 
 
-def gap_report(required: list[str] | tuple = DEFAULT_REQUIRED, countries=(), industries=(), cities=(),
-               min_spend: float | None = None, max_spend: float | None = None, year: int | None = None,
-               db: Database | None = None) -> GapReport:
-    from core.ingest.classifier import REVIEW_THRESHOLD
+@dataclass
+class GapQuery:
+    """A validated gap request: the Cypher parameters and templates every view of it reads."""
+    required: list[str]
+    spend_year: int | None
+    params: dict[str, Any]
+    active: set[str]
+    currency: str | None
+    filters: dict[str, Any]
+
+
+def _gap_query(required, countries, industries, cities, min_spend, max_spend, year, db: Database) -> GapQuery:
     from core.taxonomy import type_names
 
-    db = db or get_database()
     known = type_names()
     required = [t for t in required if t]
     unknown = [t for t in required if t not in known]
@@ -159,42 +222,120 @@ def gap_report(required: list[str] | tuple = DEFAULT_REQUIRED, countries=(), ind
     vocab = graph_cache.vocabulary(db)
     if year is not None and year not in vocab.spend_years:
         raise ValueError(f"no spend data for {year}; years present: {', '.join(map(str, vocab.spend_years)) or 'none'}")
-    spend_year = year or vocab.latest_year
     plan = Plan(intent=Intent.GAP, mode=Mode.ATTRIBUTE, params=PlanParams(
         countries=list(countries), industries=list(industries), cities=list(cities),
-        spend_min=min_spend, spend_max=max_spend, spend_year=spend_year))
+        spend_min=min_spend, spend_max=max_spend, spend_year=year))
     params = base_params(plan)
-    params.update(types=list(required), review_threshold=REVIEW_THRESHOLD)
-    cypher = qr.gap_matrix(active_filters(params) - {"types"}, params["spend_key"])
-    params = used_params(cypher, params)
-    rows = db.read(cypher, params)
-    report = GapReport(required=list(required), spend_year=spend_year, cypher=cypher, params=params,
-                       currency=vocab.base_currency,
-                       filters={"countries": list(countries), "industries": list(industries), "cities": list(cities),
-                                "min_spend": min_spend, "max_spend": max_spend})
-    review_cells = []
-    for r in rows:
-        counts = {c["type"]: int(c["count"]) for c in r["cells"]}
-        low = {c["type"]: int(c["low_confidence"]) for c in r["cells"]}
-        review_cells += [{"company": r["company"], "type": c["type"]} for c in r["cells"]
-                         if int(c["count"]) == 0 and int(c.get("review") or 0) > 0]
-        report.rows.append(GapRow(company=r["company"], country=r["country"], industry=r["industry"],
-                                  spend=None if r["spend"] is None else float(r["spend"]),
-                                  agreements=int(r["agreements"]), sla_ids=list(r["sla_ids"]), counts=counts,
-                                  low_confidence=low, missing=[t for t in required if counts.get(t, 0) == 0],
-                                  paragraph_slas=list(r.get("paragraph_slas") or [])))
-    _attach_review_clauses(db, report, review_cells)
+    params.update(types=list(required), skip=0)
+    return GapQuery(list(required), year, params, active_filters(params) - {"types"}, vocab.base_currency,
+                    {"countries": list(countries), "industries": list(industries), "cities": list(cities),
+                     "min_spend": min_spend, "max_spend": max_spend})
+
+
+def gap_report(required: list[str] | tuple = DEFAULT_REQUIRED, countries=(), industries=(), cities=(),
+               min_spend: float | None = None, max_spend: float | None = None, year: int | None = None,
+               db: Database | None = None, limit: int | None = None) -> GapReport:
+    """Every supplier in scope (or the first `limit`, ranked by spend at risk) x required types,
+    by the one definition of a gap (core.gaps), plus the suppliers with no agreement at all."""
+    db = db or get_database()
+    gq = _gap_query(required, countries, industries, cities, min_spend, max_spend, year, db)
+    cypher = qr.gap_matrix(gq.active, gq.params["spend_key"])
+    params = used_params(cypher, {**gq.params, "limit": limit if limit is not None else ALL_ROWS})
+    report = GapReport(required=gq.required, spend_year=gq.spend_year, cypher=cypher, params=params,
+                       currency=gq.currency, filters=gq.filters)
+    report.rows = [_gap_row(r, gq.required) for r in db.read(cypher, params)]
+    _attach_review_clauses(db, report)
+    if not qretrieval.agreement_conditions(gq.active):   # an agreement filter leaves them out of scope
+        no_agr = qretrieval.no_agreement(gq.active, gq.params["spend_key"])
+        report.no_agreement = [NoAgreementRow(r["company"], r["country"], r["industry"],
+                                              None if r["spend"] is None else float(r["spend"]))
+                               for r in db.read(no_agr, used_params(no_agr, {**gq.params, "limit": ALL_ROWS}))]
     return report
 
 
-def _attach_review_clauses(db: Database, report: GapReport, cells: list[dict]) -> None:
+def iter_gap_rows(required: list[str] | tuple = DEFAULT_REQUIRED, countries=(), industries=(), cities=(),
+                  min_spend: float | None = None, max_spend: float | None = None, year: int | None = None,
+                  db: Database | None = None, page_size: int = 2_000, only_gaps: bool = False) -> Iterator[GapRow]:
+    """Every supplier's row in the report's order, read page by page: an export of 100,000
+    suppliers streams instead of being built in memory at once."""
+    db = db or get_database()
+    gq = _gap_query(required, countries, industries, cities, min_spend, max_spend, year, db)
+    cypher = qr.gap_matrix(gq.active, gq.params["spend_key"])
+    skip = 0
+    while True:
+        page = GapReport(gq.required, gq.filters, gq.spend_year)
+        page.rows = [_gap_row(r, gq.required) for r in
+                     db.read(cypher, used_params(cypher, {**gq.params, "skip": skip, "limit": page_size}))]
+        _attach_review_clauses(db, page)
+        for row in page.rows:
+            if only_gaps and not row.missing:   # companies with gaps come first: the rest have none
+                return
+            yield row
+        if len(page.rows) < page_size:
+            return
+        skip += page_size
+
+
+def export_gaps_csv(required: list[str] | tuple = DEFAULT_REQUIRED, countries=(), industries=(), cities=(),
+                    min_spend: float | None = None, max_spend: float | None = None, year: int | None = None,
+                    db: Database | None = None, only_gaps: bool = False) -> Iterator[str]:
+    """The full CSV export, streamed: the same lines as `gap_report(...).to_csv(only_gaps)`."""
+    db = db or get_database()
+    head = gap_report(required, countries, industries, cities, min_spend, max_spend, year, db=db, limit=0)
+    head.filters["only_gaps"] = only_gaps
+    rows = iter_gap_rows(required, countries, industries, cities, min_spend, max_spend, year, db=db,
+                         only_gaps=only_gaps)
+    yield from head.iter_csv(rows=rows)
+
+
+@dataclass
+class GapSummary:
+    """What the Compliance-gaps page shows first: totals, spend at risk and the first page of
+    suppliers ranked by spend at risk, computed in the database (no row per supplier shipped)."""
+    report: GapReport               # the first page only (report.rows)
+    companies: int
+    companies_with_gaps: int
+    spend_at_risk: float
+    missing_by_type: dict[str, int]
+    review_by_type: dict[str, int]
+
+
+def gap_summary(required: list[str] | tuple = DEFAULT_REQUIRED, countries=(), industries=(), cities=(),
+                min_spend: float | None = None, max_spend: float | None = None, year: int | None = None,
+                db: Database | None = None, page_size: int = 50) -> GapSummary:
+    db = db or get_database()
+    gq = _gap_query(required, countries, industries, cities, min_spend, max_spend, year, db)
+    cypher = qr.gap_totals(gq.active, gq.params["spend_key"])
+    t = db.read(cypher, used_params(cypher, gq.params))[0]
+    first = gap_report(gq.required, countries, industries, cities, min_spend, max_spend, year, db=db, limit=page_size)
+    return GapSummary(first, int(t["companies"]), int(t["with_gaps"]), float(t["spend_at_risk"] or 0),
+                      dict(zip(gq.required, map(int, t["missing_by_type"]))),
+                      dict(zip(gq.required, map(int, t["review_by_type"]))))
+
+
+def _gap_row(r: dict, required: list[str]) -> GapRow:
+    cells = {c["type"]: c for c in r["cells"]}
+    return GapRow(company=r["company"], country=r["country"], industry=r["industry"],
+                  spend=None if r["spend"] is None else float(r["spend"]), agreements=int(r["agreements"]),
+                  sla_ids=list(r["sla_ids"]), counts={t: int(c["count"]) for t, c in cells.items()},
+                  low_confidence={t: int(c["low_confidence"]) for t, c in cells.items()},
+                  missing=[t for t in required if not cells[t]["met"]],
+                  paragraph_slas=list(r.get("paragraph_slas") or []),
+                  review={t: [] for t in required if not cells[t]["met"] and cells[t]["review"]})
+
+
+def _attach_review_clauses(db: Database, report: GapReport) -> None:
     """The clause ids behind each "only low-confidence evidence" cell (only those cells are read)."""
+    cells = [{"company": r.company, "type": t} for r in report.rows for t in r.review]
     if not cells:
         return
     for row in db.read(qr.REVIEW_CLAUSES, {"cells": cells}):
         gap_row = report.row(row["company"])
         if gap_row is not None and row["clause_ids"]:
             gap_row.review[row["type"]] = list(row["clause_ids"])
+    for r in report.rows:   # a review cell whose clauses are gone since the counts were taken is a plain gap
+        for t in [t for t, ids in r.review.items() if not ids]:
+            del r.review[t]
 
 
 # ---------------------------------------------------------------------------------------
@@ -218,10 +359,11 @@ class GapHeatmap:
 
 
 def gap_heatmap(rows: list[GapRow], required: list[str]) -> GapHeatmap:
-    counts = [[r.counts.get(t, 0) for t in required] for r in rows]
+    # an unmet requirement is red even when low-confidence clauses exist (core.gaps): z = 0
+    counts = [[r.counts.get(t, 0) if r.state(t) == "present" else 0 for t in required] for r in rows]
     labels = [[("✗ missing" if r.state(t) == "none" else
-                f"? review {len(r.review[t])}" if r.state(t) == "review" else
-                f"{r.counts[t]}" + (f" ({r.low_confidence.get(t, 0)} low conf.)" if r.low_confidence.get(t) else ""))
+                f"? needs review ({len(r.review[t])})" if r.state(t) == "review" else
+                f"{r.counts[t]}" + (f" (+{r.low_confidence.get(t, 0)} low conf.)" if r.low_confidence.get(t) else ""))
                for t in required] for r in rows]
     zmax = max(2, max((max(row) for row in counts if row), default=0))
     # a step at 0.5 clause: every zero is red however large the largest count is
@@ -233,9 +375,9 @@ def gap_heatmap(rows: list[GapRow], required: list[str]) -> GapHeatmap:
 
 def _table_cell(r: GapRow, t: str) -> str:
     n = r.counts.get(t, 0)
-    if n == 0:
+    if r.state(t) != "present":
         ids = r.review.get(t)
-        return f"? low-confidence only: {', '.join(ids)}" if ids else "✗ missing"
+        return f"? needs review: {', '.join(ids)}" if ids else "✗ missing"
     low = r.low_confidence.get(t, 0)
     return f"✓ {n}" + (f" ⚠ {low} low-confidence" if low else "")
 

@@ -118,7 +118,7 @@ def graph_html(subgraph: dict, height: int = 460, labels: bool = True) -> str:
                            "color": "#57606a"}, **style)
     net.set_options(json.dumps({
         "physics": {"solver": "forceAtlas2Based", "stabilization": {"iterations": 150},
-                    "forceAtlas2Based": {"springLength": 140, "gravitationalConstant": -90}},
+                    "forceAtlas2Based": {"springLength": 90, "gravitationalConstant": -60}},
         "interaction": {"hover": True, "tooltipDelay": 120, "navigationButtons": False},
         "edges": {"smooth": {"type": "dynamic"}},
     }))

@@ -34,7 +34,7 @@ VOCAB = Vocabulary(
 EXPECTED_ORDER = (
     "follow_up_neighbour", "no_agreement",
     "spend_history", "spend_by", "spend_top", "category_spend",
-    "named_count_agreements", "named_count_clauses", "named_gap", "named_neighbour", "named_presence",
+    "named_count_agreements", "named_count_clauses", "named_gap", "named_position", "named_neighbour", "named_presence",
     "document_type", "document_topic", "document",
     "type_gap", "type_presence", "attribute_clauses", "clause_type_topic", "clause_type",
     "hybrid", "companies", "total_spend", "relay",

@@ -56,7 +56,7 @@ def test_gap_heatmap_table_and_totals_come_from_the_report():
     heat = service.gap_heatmap(report.rows, report.required)
     assert heat.companies == ["Acme", "Bolt", "Cobalt"] and heat.types == ["Termination", "Liability"]
     assert heat.counts == [[0, 5], [1, 1], [0, 0]] and heat.zmax == 5
-    assert heat.labels[0] == ["✗ missing", "5 (2 low conf.)"] and heat.labels[1] == ["1", "1"]
+    assert heat.labels[0] == ["✗ missing", "5 (+2 low conf.)"] and heat.labels[1] == ["1", "1"]
     # red up to half a clause, green from there: a zero is red whatever the largest count
     (z0, red0), (step, red1), (after, green), (one, dark) = heat.colorscale
     assert z0 == 0 and red0 == red1 and step == pytest.approx(0.1) and after > step and one == 1 and green != red0
@@ -65,6 +65,23 @@ def test_gap_heatmap_table_and_totals_come_from_the_report():
     assert table[0]["Termination"] == "✗ missing" and table[0]["Liability"] == "✓ 5 ⚠ 2 low-confidence"
     assert table[1]["missing"] == "—" and table[2]["missing"] == "Termination, Liability"
     assert service.GapReport(required=["Termination"], filters={}, spend_year=None).most_often_missing == (None, 0)
+
+
+def test_low_confidence_evidence_is_a_gap_that_needs_review_not_a_green_cell():
+    """A Data Protection clause typed at 0.21 once turned a real gap green ("1 (1 low conf.)")."""
+    row = service.GapRow("Delta", "Germany", "Health", 10.0, 1, ["SLA-9"], {"Data Protection": 1},
+                         {"Data Protection": 1}, ["Data Protection"], review={"Data Protection": ["SLA-9#4"]})
+    report = service.GapReport(required=["Data Protection"], filters={"countries": ["Germany"]}, spend_year=None,
+                               rows=[row], currency="EUR")
+    assert row.state("Data Protection") == "review" and report.companies_with_gaps == [row]
+    heat = service.gap_heatmap(report.rows, report.required)
+    assert heat.counts == [[0]] and heat.labels == [["? needs review (1)"]]
+    assert service.gap_table(report.rows, report.required)[0]["Data Protection"] == "? needs review: SLA-9#4"
+    csv_lines = report.to_csv().splitlines()
+    assert csv_lines[0].startswith("# Compliance gaps. required: Data Protection; country: Germany")
+    assert "confidence ≥ 0.5" in csv_lines[1] and csv_lines[2].startswith("company,")
+    assert "SLA-9#4" in report.to_markdown() and "Scope: required: Data Protection" in report.to_markdown()
+    assert report.to_csv(only_gaps=True).count("Delta") == 1
 
 
 def _write_log(folder, entries) -> None:

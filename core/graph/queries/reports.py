@@ -1,30 +1,56 @@
 """Compliance gap matrix and exploration queries."""
-from core.graph.queries.retrieval import agreement_exists, company_conditions, spend_prop, where
+from core.graph.queries.retrieval import (CONFIDENT_TYPES, agreement_exists, company_conditions, spend_prop,
+                                           where)
+
+
+def _gap_rows(active, spend: str) -> str:
+    """The companies a gap report covers, each with its required-type cells (core.gaps)."""
+    conds = company_conditions(active, spend) + ["co.n_agreements > 0"] + agreement_exists(active)
+    return f"""MATCH (co:Company)
+{where(conds)}
+{CONFIDENT_TYPES}
+WITH co, confident, review_types, coalesce(co.clause_types, []) AS typed,
+     [required IN $types WHERE NOT required IN confident] AS missing, co.{spend_prop(spend)} AS spend""".replace(
+        "\n\n", "\n")
+
+
+_CELLS = """[required IN $types | {type: required,
+         count: coalesce(head([i IN range(0, size(typed) - 1) WHERE typed[i] = required
+                               | co.clause_type_counts[i]]), 0),
+         low_confidence: coalesce(head([i IN range(0, size(typed) - 1) WHERE typed[i] = required
+                                        | co.clause_type_low_confidence[i]]), 0),
+         met: required IN confident, review: required IN review_types}] AS cells"""
 
 
 def gap_matrix(active, spend: str = "spend_latest") -> str:
-    """Companies x required types: clause counts and low-confidence counts per cell.
+    """Companies (with at least one agreement) x required types: clause counts per cell, whether
+    the requirement is met and whether low-confidence evidence awaits review.
 
-    Read from the per-company counts that ingestion keeps (`co.clause_types` with its
-    parallel `clause_type_counts` / `clause_type_low_confidence`, and the types with only
-    low-confidence evidence in `clause_types_review` / `clause_type_review_counts`), so a report
-    over ten thousand suppliers reads one node per supplier instead of every clause.
+    Read from the per-company counts that ingestion keeps (`co.clause_types` with its parallel
+    `clause_type_counts` / `clause_type_low_confidence`, and `clause_types_review`) through
+    CONFIDENT_TYPES, the definition the gap question uses too; a report over ten thousand
+    suppliers reads one node per supplier instead of every clause. `$skip`/`$limit` page it in
+    the order the dashboard ranks by: spend at risk (companies with gaps first), then spend.
     """
-    conds = company_conditions(active, spend) + agreement_exists(active)
-    return f"""MATCH (co:Company)
-{where(conds)}
-WITH co, coalesce(co.clause_types, []) AS present, coalesce(co.clause_types_review, []) AS review
-RETURN co.name AS company, co.country AS country, co.industry AS industry, co.{spend_prop(spend)} AS spend,
+    return _gap_rows(active, spend) + f"""
+ORDER BY size(missing) = 0, spend DESC, co.name
+SKIP $skip LIMIT $limit
+RETURN co.name AS company, co.country AS country, co.industry AS industry, spend,
        coalesce(co.n_agreements, 0) AS agreements, [(co)-[:HAS_SLA]->(s:SLA) | s.id] AS sla_ids,
        [(co)-[:HAS_SLA]->(s:SLA) WHERE s.segmentation = 'paragraphs' | s.id] AS paragraph_slas,
-       [required IN $types | {{type: required,
-         count: coalesce(head([i IN range(0, size(present) - 1) WHERE present[i] = required
-                               | co.clause_type_counts[i]]), 0),
-         low_confidence: coalesce(head([i IN range(0, size(present) - 1) WHERE present[i] = required
-                                        | co.clause_type_low_confidence[i]]), 0),
-         review: coalesce(head([i IN range(0, size(review) - 1) WHERE review[i] = required
-                                | co.clause_type_review_counts[i]]), 0)}}] AS cells
-ORDER BY spend DESC, company""".replace("\n\n", "\n")
+       missing, {_CELLS}"""
+
+
+def gap_totals(active, spend: str = "spend_latest") -> str:
+    """The report's totals in one aggregation, without shipping a row per supplier: companies,
+    companies with gaps, spend at risk, and per required type how many lack it / await review."""
+    return _gap_rows(active, spend) + """
+WITH count(co) AS companies, sum(CASE WHEN size(missing) > 0 THEN 1 ELSE 0 END) AS with_gaps,
+     sum(CASE WHEN size(missing) > 0 THEN coalesce(spend, 0) ELSE 0 END) AS spend_at_risk,
+     collect(missing) AS all_missing, collect([m IN missing WHERE m IN review_types]) AS all_review
+RETURN companies, with_gaps, spend_at_risk,
+       [t IN $types | size([m IN all_missing WHERE t IN m])] AS missing_by_type,
+       [t IN $types | size([r IN all_review WHERE t IN r])] AS review_by_type"""
 
 
 COMPANY_LIST = """
@@ -92,14 +118,15 @@ LIMIT 1
 """
 
 
-# The clauses holding only low-confidence (MAY_BE) evidence of a type, for the gap cells
-# that are "review" rather than "none": one row per (company, type) asked.
+# The clauses holding only low-confidence evidence of a type (MAY_BE, or an automatic OF_TYPE
+# below the review threshold: core.gaps), for the gap cells that are "review" rather than
+# "none": one row per (company, type) asked.
 REVIEW_CLAUSES = """
 UNWIND $cells AS cell
-MATCH (co:Company {name: cell.company})-[:HAS_SLA]->(:SLA)-[:HAS_CLAUSE]->(c:Clause)-[m:MAY_BE]->(t:ClauseType)
+MATCH (co:Company {name: cell.company})-[:HAS_SLA]->(:SLA)-[:HAS_CLAUSE]->(c:Clause)-[m:MAY_BE|OF_TYPE]->(t:ClauseType)
 WHERE t.name = cell.type
 WITH cell, c, m ORDER BY m.confidence DESC, c.id
-RETURN cell.company AS company, cell.type AS type, collect(c.id) AS clause_ids,
+RETURN cell.company AS company, cell.type AS type, collect(DISTINCT c.id) AS clause_ids,
        max(m.confidence) AS confidence
 """
 

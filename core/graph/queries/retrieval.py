@@ -179,21 +179,21 @@ LIMIT $limit""".replace("\n\n", "\n")
 
 
 def type_gaps(active, match: str = "all", spend="spend_latest") -> str:
-    """Gap query (seed 004): companies whose agreements have no clause of the required types.
+    """Gap query: companies whose agreements have no confident clause of the required types.
 
-    Reads `co.clause_types` (the set of types among the company's classified clauses) and
-    `co.n_agreements`, which ingestion and manual corrections keep up to date (seed 004's ingest-time optimization):
-    one property per company instead of walking every clause. Only clauses the classifier
-    (or a reviewer) assigned count; companies without any agreement are answered by
-    `no_agreement`.
+    Reads the per-company type sets and counts that ingestion and manual corrections keep up
+    to date (one node per company instead of every clause), through CONFIDENT_TYPES: the one
+    definition of a gap (core.gaps) that the gap report uses too. Companies without any
+    agreement are not gaps; they are answered by `no_agreement`.
     """
     conds = company_conditions(active, spend) + ["co.n_agreements > 0"] + agreement_exists(active)
     selected = "size(missing) > 0" if match == "any" else "size(missing) = size($types)"
     return f"""MATCH (co:Company)
 {where(conds)}
-WITH co, [required IN $types WHERE NOT required IN coalesce(co.clause_types, [])] AS missing
+{CONFIDENT_TYPES}
+WITH co, review_types, [required IN $types WHERE NOT required IN confident] AS missing
 WHERE {selected}
-WITH co, missing, co.{spend_prop(spend)} AS spend
+WITH co, review_types, missing, co.{spend_prop(spend)} AS spend
 ORDER BY spend DESC, co.name
 LIMIT $limit
 {REVIEW_EVIDENCE}
@@ -202,12 +202,21 @@ RETURN co.name AS company, co.country AS country, co.industry AS industry, spend
 ORDER BY spend DESC, company"""
 
 
-# "Only low-confidence evidence" apart from "none": of a company's missing types, those some
-# clause of it MAY_BE (read from the precomputed co.clause_types_review), with those clauses.
-REVIEW_EVIDENCE = """WITH co, missing, spend,
-     [m IN missing WHERE m IN coalesce(co.clause_types_review, [])] AS review_only
+# The one definition of a gap (core.gaps), from the precomputed per-company counts: a type is
+# met (`confident`) when at least one of its clauses is not a low-confidence automatic one;
+# `review_types` are the types whose only evidence is low-confidence: typed below the review
+# threshold, or only MAY_BE. Read by the gap question and by the gap report alike.
+CONFIDENT_TYPES = """WITH co, coalesce(co.clause_types, []) AS typed, coalesce(co.clause_type_counts, []) AS n_typed,
+     coalesce(co.clause_type_low_confidence, []) AS n_low
+WITH co, [i IN range(0, size(typed) - 1) WHERE n_typed[i] > coalesce(n_low[i], 0) | typed[i]] AS confident,
+     [i IN range(0, size(typed) - 1) WHERE n_typed[i] <= coalesce(n_low[i], 0) | typed[i]]
+       + coalesce(co.clause_types_review, []) AS review_types"""
+
+# "Only low-confidence evidence" apart from "none": of a company's missing types, those with
+# review evidence, with the clauses that carry it (low-confidence OF_TYPE or MAY_BE).
+REVIEW_EVIDENCE = """WITH co, missing, spend, [m IN missing WHERE m IN review_types] AS review_only
 CALL (co, review_only) {
-  OPTIONAL MATCH (co)-[:HAS_SLA]->(:SLA)-[:HAS_CLAUSE]->(rc:Clause)-[:MAY_BE]->(rt:ClauseType)
+  OPTIONAL MATCH (co)-[:HAS_SLA]->(:SLA)-[:HAS_CLAUSE]->(rc:Clause)-[:MAY_BE|OF_TYPE]->(rt:ClauseType)
   WHERE size(review_only) > 0 AND rt.name IN review_only
   WITH rc ORDER BY rc.id
   RETURN collect(DISTINCT rc.id) AS review_clause_ids

@@ -1,0 +1,100 @@
+"""One definition of a gap (core.gaps) behind Ask, the gap report, its summary, the CLI and the exports.
+
+Before: Ask said 3 high-spend suppliers lacked a termination clause while the gaps page listed 4
+(the fourth had no agreement at all), and a backup clause typed Data Protection at 0.21 turned a
+real Data Protection gap into a green cell. These tests pin every view to the same suppliers.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from core.graph import vocabulary
+from core.graph.queries import ingest as qi
+from core.ingest.classifier import REVIEW_THRESHOLD
+from core.service import ask, export_gaps_csv, gap_report, gap_summary, iter_gap_rows
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPORA = {"demo": ROOT / "data" / "demo", "heldout": ROOT / "tests" / "fixtures" / "heldout_corpus"}
+CASES = [("Which suppliers lack a termination clause?", ["Termination"], {}),
+         ("Which suppliers lack a data protection clause?", ["Data Protection"], {}),
+         ("Which suppliers with spend above 500,000 lack a liability clause?", ["Liability"], {"min_spend": 500_000})]
+
+
+def _csv_companies(text: str) -> list[str]:
+    rows = list(csv.reader(line for line in io.StringIO(text) if not line.startswith("#")))
+    return [r[0] for r in rows[1:]]
+
+
+@pytest.fixture(scope="module", params=sorted(CORPORA))
+def corpus(request, db, embedder):
+    from conftest import load_corpus
+
+    report = load_corpus(db, CORPORA[request.param], embedder)
+    assert report.ok, report.errors
+    return db
+
+
+@pytest.mark.parametrize("question, required, scope", CASES)
+def test_ask_the_report_the_summary_and_the_exports_name_the_same_suppliers(corpus, question, required, scope):
+    result = ask(question, db=corpus, log=False)
+    assert result.plan.intent == "gap", (question, result.plan.why)
+    asked = sorted({e.company for e in result.evidence})
+    report = gap_report(required, db=corpus, **scope)
+    listed = sorted(r.company for r in report.companies_with_gaps)
+    assert asked == listed, (question, result.answer)
+    # every view states the definition; Ask counts the suppliers it leaves apart
+    assert "(Gap: no clause of the type typed with confidence ≥ 0.5" in result.answer
+    assert len(report.no_agreement) == 0 or f"{len(report.no_agreement)} supplier" in result.answer
+    assert report.definition() in report.to_markdown() and report.definition() in report.to_csv()
+    # the summary (computed in the database) and the streamed rows agree with the full report
+    summary = gap_summary(required, db=corpus, page_size=2, **scope)
+    t = report.totals()
+    assert (summary.companies, summary.companies_with_gaps) == (t["companies"], t["companies_with_gaps"])
+    assert summary.spend_at_risk == pytest.approx(t["spend_at_risk"])
+    assert summary.missing_by_type == t["missing_by_type"] and summary.review_by_type == t["review_by_type"]
+    assert [r.company for r in summary.report.rows] == [r.company for r in report.rows[:2]]
+    streamed = list(iter_gap_rows(required, db=corpus, page_size=3, **scope))
+    assert [(r.company, r.missing, r.review) for r in streamed] == [(r.company, r.missing, r.review)
+                                                                  for r in report.rows]
+    assert "".join(export_gaps_csv(required, db=corpus, **scope)).splitlines()[2:] == report.to_csv().splitlines()[2:]
+    only = "".join(export_gaps_csv(required, db=corpus, only_gaps=True, **scope))
+    assert sorted(_csv_companies(only)) == listed and "only companies with gaps" in only.splitlines()[0]
+
+
+def test_suppliers_without_agreements_are_listed_apart_everywhere(corpus):
+    report = gap_report(["Termination"], db=corpus)
+    apart = {r.company for r in report.no_agreement}
+    assert not apart & {r.company for r in report.rows}
+    assert all(r.agreements > 0 for r in report.rows)
+    if apart:
+        assert "No agreement on file" in report.to_markdown()
+        assert all(name in report.to_markdown() for name in apart)
+
+
+def test_the_cli_csv_is_the_export(corpus, tmp_path):
+    cmd = [sys.executable, "-m", "core", "report", "gaps", "--required", "Termination", "--format", "csv", "--only-gaps"]
+    out = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=180)
+    assert out.returncode == 0, out.stderr
+    expected = "".join(export_gaps_csv(["Termination"], db=corpus, only_gaps=True))
+    assert out.stdout.splitlines() == expected.splitlines() and len(expected.splitlines()) >= 3
+
+
+def test_low_confidence_evidence_does_not_meet_a_requirement(corpus):
+    """The only clause of a type, typed below the review threshold, leaves a gap marked for review."""
+    report = gap_report(["Termination"], db=corpus)
+    target = next(r for r in report.rows if "Termination" not in r.missing)
+    corpus.write("MATCH (co:Company {name: $name})-[:HAS_SLA]->(:SLA)-[:HAS_CLAUSE]->(c:Clause)"
+                 "-[r:OF_TYPE]->(:ClauseType {name: 'Termination'}) "
+                 "SET r.confidence = 0.21, r.primary = true, r.method = 'embedding'", {"name": target.company})
+    corpus.write(qi.REFRESH_COMPANY_COUNTS, {"companies": [target.company], "review_threshold": REVIEW_THRESHOLD})
+    vocabulary.invalidate()
+    after = gap_report(["Termination"], db=corpus).row(target.company)
+    assert after.missing == ["Termination"] and after.state("Termination") == "review" and after.review["Termination"]
+    result = ask("Which suppliers lack a termination clause?", db=corpus, log=False)
+    assert target.company in {e.company for e in result.evidence}, result.answer
