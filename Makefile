@@ -10,7 +10,7 @@ TEST_NEO4J_HOME ?= $(CURDIR)/var/neo4j-test
 TEST_NEO4J_PORT ?= 7688
 PYTEST_ARGS ?=
 
-.PHONY: setup browser run test test-fast bench demo neo4j-start neo4j-stop clean-data
+.PHONY: setup browser run test test-fast bench bench-scale demo neo4j-start neo4j-stop clean-data
 
 setup: $(VENV)/.installed neo4j/lib/.resolved
 
@@ -59,6 +59,10 @@ test-fast: $(VENV)/.installed
 
 bench: setup
 	$(PY) -m bench
+
+# Cost growth at 1,000 / 10,000 / 100,000 suppliers: bench/results/scaling.{json,md} (about 40 minutes).
+bench-scale: setup
+	$(PY) -m bench.scale
 
 clean-data:
 	$(PY) -m core neo4j stop || true

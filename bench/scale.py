@@ -183,7 +183,7 @@ def markdown(res: dict) -> str:
             lines.append(f"| {s['suppliers']:,} | — | failed: {s['error'][:120]} |")
             continue
         q = s["queries"]
-        cells = [f"{s['suppliers']:,}", f"{s['clauses']:,}" + (" (2/agr.)" if s["clauses_per_agreement"] != 10 else ""),
+        cells = [f"{s['suppliers']:,}", f"{s['clauses']:,} ({s['clauses_per_agreement']}/agr.)",
                  f"{s.get('write_clauses_per_s') or '—'}"]
         cells += [f"{q[m]['ours']['p50']}/{q[m]['ours']['p95']}" if m in q else "—" for m in modes]
         cells += [f"{q[m].get('ratio_p95', '—')}x" if m in q else "—" for m in ("relay", "hybrid")]

@@ -35,21 +35,30 @@ with eng_tab:
         with left:
             st.markdown("#### Latency per stage")
             if summary.stage_latency:
-                fig = px.bar(pd.DataFrame(summary.stage_latency), x="stage", y="ms", color="percentile",
-                             barmode="group", log_y=True, labels={"ms": "milliseconds (log)"})
-                fig.update_layout(height=360, margin={"l": 10, "r": 10, "t": 10, "b": 10})
-                st.plotly_chart(fig, key="quality_latency")
+                # top-level stages only (retrieve.* are parts of retrieve), horizontal so names never
+                # overlap, a linear axis in ms, the legend above the plot
+                stages = pd.DataFrame(summary.stage_latency)
+                stages = stages[~stages["stage"].str.contains(".", regex=False)]
+                fig = px.bar(stages, y="stage", x="ms", color="percentile", barmode="group", orientation="h",
+                             labels={"ms": "milliseconds", "stage": ""})
+                fig.update_layout(height=max(260, 46 * stages["stage"].nunique() + 80),
+                                  margin={"l": 10, "r": 10, "t": 30, "b": 10},
+                                  legend={"orientation": "h", "y": 1.08, "x": 0, "title": None})
+                st.plotly_chart(fig, key="quality_latency", config={"displayModeBar": False})
         with right:
             st.markdown("#### Mode mix")
             fig = px.pie(pd.DataFrame(summary.mode_mix), names="mode", values="requests", hole=.45)
-            fig.update_layout(height=360, margin={"l": 10, "r": 10, "t": 10, "b": 10})
-            st.plotly_chart(fig, key="quality_modes")
+            fig.update_traces(textinfo="label+percent", textposition="inside")
+            fig.update_layout(height=360, margin={"l": 10, "r": 10, "t": 10, "b": 10}, showlegend=False)
+            st.plotly_chart(fig, key="quality_modes", config={"displayModeBar": False})
         left, right = st.columns(2)
         with left:
             st.markdown("#### Rows returned")
-            fig = px.histogram(pd.DataFrame(summary.requests), x="rows", color="mode", nbins=30)
-            fig.update_layout(height=300, margin={"l": 10, "r": 10, "t": 10, "b": 10})
-            st.plotly_chart(fig, key="quality_rows")
+            fig = px.histogram(pd.DataFrame(summary.requests), x="rows", color="mode", nbins=30,
+                               labels={"rows": "rows returned"})
+            fig.update_layout(height=300, margin={"l": 10, "r": 10, "t": 30, "b": 10}, yaxis_title="requests",
+                              legend={"orientation": "h", "y": 1.12, "x": 0, "title": None})
+            st.plotly_chart(fig, key="quality_rows", config={"displayModeBar": False})
         with right:
             st.markdown("#### Warnings rate by mode")
             fig = px.bar(pd.DataFrame(summary.warning_rate), x="mode", y="warned",
@@ -80,10 +89,12 @@ with eval_tab:
                 plot = pd.DataFrame(overview.points(name, chosen))
                 if plot["date"].nunique() > 1:
                     fig = px.line(plot, x="date", y="value", color="metric", markers=True)
+                    fig.update_layout(legend={"orientation": "h", "y": 1.1, "x": 0, "title": None})
                 else:
-                    fig = px.bar(plot, x="metric", y="value", color="metric")
-                fig.update_layout(height=380, margin={"l": 10, "r": 10, "t": 10, "b": 10})
-                st.plotly_chart(fig, key="quality_eval_chart")
+                    fig = px.bar(plot, x="metric", y="value", color="metric", labels={"metric": ""})
+                    fig.update_layout(showlegend=False)
+                fig.update_layout(height=380, margin={"l": 10, "r": 10, "t": 30, "b": 10})
+                st.plotly_chart(fig, key="quality_eval_chart", config={"displayModeBar": False})
             latest = overview.latest(name)
             st.markdown(f"**Latest run** ({latest.date}, {latest.file})")
             st.dataframe(pd.DataFrame(latest.values, columns=["metric", "value"]), hide_index=True)
