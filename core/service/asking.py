@@ -168,7 +168,8 @@ def _state_gap_definition(plan: Plan, db: Database, result: Result) -> None:
             apart = len(RETRIEVERS[Mode.ATTRIBUTE](db).retrieve(scope).rows)
         except RetrievalError:
             apart = 0
-    result.answer = f"{result.answer} {gaps.short_statement(plan.language, apart)}"
+    # a paragraph of its own: the answer may end with a list of suppliers
+    result.answer = f"{result.answer}\n\n{gaps.short_statement(plan.language, apart)}"
     result.timings_ms["gap_scope"] = round((time.perf_counter() - t0) * 1000, 2)
 
 

@@ -329,8 +329,9 @@ def _attach_review_clauses(db: Database, report: GapReport) -> None:
     cells = [{"company": r.company, "type": t} for r in report.rows for t in r.review]
     if not cells:
         return
+    by_company = {r.company: r for r in report.rows}   # report.row() is a scan: 100,000 x cells
     for row in db.read(qr.REVIEW_CLAUSES, {"cells": cells}):
-        gap_row = report.row(row["company"])
+        gap_row = by_company.get(row["company"])
         if gap_row is not None and row["clause_ids"]:
             gap_row.review[row["type"]] = list(row["clause_ids"])
     for r in report.rows:   # a review cell whose clauses are gone since the counts were taken is a plain gap
