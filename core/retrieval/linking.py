@@ -352,6 +352,8 @@ def match_values(question: str, mapping: dict[str, str], guard_clause_words: boo
                 continue
             if phrase in {"us", "it", "uk"} and question[m.start():m.end()] != phrase.upper():
                 continue  # "us"/"it" as ordinary words, only upper-case abbreviations count
+            if len(phrase) <= 3 and re.match(r"-(?!(?:based|headquartered|located|registered|owned)\b)[a-z]", after):
+                continue  # part of a compound name ("IT-Grundschutz"), not the abbreviation
             found.setdefault(mapping[phrase], phrase)
             break
     return found

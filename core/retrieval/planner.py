@@ -30,7 +30,10 @@ NEGATION = re.compile(
     r"neither|omit|omits|never|nothing|not cover|don't cover|doesn't cover|do not cover|does not cover|"
     r"don't (?:promise|offer|provide|say|mention|contain|specify|set)|do not (?:promise|offer|provide|say|mention))\b|"
     r"缺少|缺乏|没有|无|未包含|不包含|缺失|未约定|没约定", re.I)
-COUNT_WORDS = re.compile(r"\b(how many|number of|count)\b|多少|几个|几家|数量", re.I)
+# "count" only as a verb or noun of counting ("what does not count against uptime" counts nothing);
+# "是多少" asks for a value ("the liability cap is how much"), not a count
+COUNT_WORDS = re.compile(r"\b(how many|number of|count)\b(?!\s+(?:against|towards?|as|for)\b)|(?<![是为])多少|几个|几家|几份|几条|几项|数量",
+                         re.I)
 SUM_WORDS = re.compile(r"\b(total|sum|combined|aggregate|overall|altogether|add(?:ed)? up)\b.{0,30}\b(spend|spending|spent|amount|cost)\b|"
                        r"\b(spend|spent|spending|cost|paid)\b.{0,40}\b(altogether|in total|combined|all together)\b|一共|总计|"
                        r"\b(spend|spending)\b.{0,20}\b(total|sum|combined)\b|总支出|支出总额|总额|合计|总共", re.I)
@@ -45,7 +48,7 @@ ANAPHORA = re.compile(
     r"^\s*(and|also|what about|how about|then|same for|and for)\b|\b(their|its|they|them|that supplier|"
     r"this supplier|that company|this company|the same|it|that clause|this clause|that one)\b|^\s*(那|那么|还有)|它|他们|该公司|这家|那家|其|该条|这条|那条", re.I)
 POSITION_AFTER = re.compile(r"\b(after|following|follows|follow|next to|succeeding|succeeds)\b|之后|后面|下一条|下一个|紧接", re.I)
-POSITION_BEFORE = re.compile(r"\b(before|preceding|prior to|previous to)\b|之前|前面|上一条|上一个", re.I)
+POSITION_BEFORE = re.compile(r"\b(before|preced(?:es|e|ed|ing)|prior to|previous to|ahead of|in front of)\b|之前|前面|上一条|上一个", re.I)
 COMPARE = re.compile(r"\b(compare|comparison|across|all suppliers|every supplier|each supplier)\b|比较|对比", re.I)
 HIGH_SPEND = re.compile(r"\b(high[- ]?spend(ing)?|big[- ]?spend|large[- ]?spend|top[- ]?spend|strategic)\b|"
                         r"高支出|高消费|大额|支出高|高额", re.I)
@@ -133,6 +136,8 @@ def _type_phrases() -> list[tuple[str, str, float]]:
             c = concept.rstrip("*").lower()
             if (CJK.search(c) and len(c) >= 2) or (not CJK.search(c) and " " in c):
                 out.append((c, t.name, 0.7))
+            elif not CJK.search(c) and len(c) >= 4:
+                out.append((concept.lower(), t.name, 0.6))   # "exit", "cancel*": only before a clause word
     return out
 
 
@@ -195,20 +200,25 @@ def link_clause_types(question: str) -> tuple[list[str], dict[str, str], str | N
     q = question.lower()
     found: dict[str, str] = {}
     named: list[str] = []  # English phrases that named or described a type (described-types pass)
+    cjk_spans: dict[str, tuple[int, int]] = {}
     for phrase, tname, weight in _type_phrases_longest_first():
-        if tname in found or phrase not in q:  # the regexes below need the phrase as a substring
+        word = phrase.rstrip("*")
+        if tname in found or word not in q:  # the regexes below need the phrase as a substring
             continue
         if CJK.search(phrase):
             if phrase in question:
                 found[tname] = f"keyword '{phrase}'"
+                i = question.find(phrase)
+                cjk_spans[tname] = (i, i + len(phrase))
             continue
         if weight >= 1.0 or len(phrase) >= 4:
-            stem = re.escape(phrase) + r"(?:s|es)?"
+            stem = re.escape(word) + (r"[a-z]*" if phrase.endswith("*") else r"(?:s|es)?")
             if re.search(r"(?<![a-z])" + stem + r"(?![a-z])", q):
                 # body keywords count only when they describe a clause, not a company or a topic
                 if weight >= 1.0 or re.search(r"(?<![a-z])" + stem + r"(?![a-z])[\w\s-]{0,25}\b(clauses?|provisions?|sections?|terms)\b", q):
-                    found[tname] = f"{'name' if weight >= 1.0 else 'keyword'} '{phrase}'"
-                    named.append(phrase)
+                    found[tname] = f"{'name' if weight >= 1.0 else 'keyword'} '{word}'"
+                    named.append(word)
+    _keep_compound_heads(found, cjk_spans)
     # Chinese "<词>条款": match the words before 条款 against the types' Chinese keywords.
     for m in re.finditer(r"([\u4e00-\u9fff]{2,10})(?:条款|规定|条)", question):
         phrase = m.group(1)
@@ -255,6 +265,15 @@ def link_clause_types(question: str) -> tuple[list[str], dict[str, str], str | N
                 found[tname] = f"meaning of '{topic}' ({sim:.2f})"
                 topic = None
     return list(found), found, topic
+
+
+def _keep_compound_heads(found: dict[str, str], spans: dict[str, tuple[int, int]]) -> None:
+    """Chinese compounds end in their head: in "停机维护" (downtime maintenance) the first
+    keyword only qualifies the second, so a type whose keyword directly precedes another
+    type's keyword is dropped."""
+    for t1, (_, end1) in list(spans.items()):
+        if any(t2 != t1 and start2 == end1 for t2, (start2, _) in spans.items()) and t1 in found:
+            del found[t1]
 
 
 def split_type_conjunction(question: str, types: list[str]) -> str:
@@ -342,18 +361,21 @@ ASKS_TEXT = re.compile(r"\b(say|says|said|state|states|provide|provides|promise|
                        r"\b(show|list|give|read)\b.{0,30}\b(clauses?|provisions?)\b|(条款|规定)(内容|是什么|怎么|如何)|内容",
                        re.I)
 WANTS_COMPANIES_EN = re.compile(
-    r"\b(which|what|list|name|find|show|are there any|any)\s+(?:\S+\s+){0,3}?(suppliers?|vendors?|compan(?:y|ies)|"
+    r"\b(which|what|list|name|find|show|are there any|any)\s+(?:(?!(?:do|does|did|must|should|can|will|would)\b)\S+\s+){0,3}?"
+    r"(suppliers?|vendors?|compan(?:y|ies)|"
     r"providers?|firms?|partners?|ones)\b|\bwhich of\b|\bwho\b", re.I)
 ASKS_FOR_CLAUSES = re.compile(r"\b(which|what)\s+(clauses?|provisions?|sections?|terms)\b", re.I)
 WANTS_COMPANIES_ZH = re.compile(r"哪些|哪家|哪几家|哪个")
 YES_NO = re.compile(r"^\s*(does|do|did|is|are|has|have|can)\b|\bwhich of\b|是否|有没有|吗[？?]?\s*$", re.I)
 COUNTS_AGREEMENTS = re.compile(
-    r"\b(how many|number of|count)\s+(?:\S+\s+){0,2}?(agreements?|contracts?|slas?)\b|多少(份|个)?(协议|合同)", re.I)
+    r"\b(how many|number of|count)\s+(?:\S+\s+){0,2}?(agreements?|contracts?|slas?)\b|多少(份|个)?(协议|合同)|"
+    r"(协议|合同)\S{0,4}?(几份|多少份)|几份(协议|合同)", re.I)
 LAW_WORDS = re.compile(r"\blaws?\b|governed|jurisdiction|法律|管辖|适用", re.I)
 ABOUT_WORDS = re.compile(r"\b(about|regarding|concerning|mention)", re.I)
 ALL_WORDS = re.compile(r"\b(all|every|each)\b|所有|全部")
-QUOTED = re.compile(r"[\"'“「『]([^\"'”」』]{2,80})[\"'”」』]")
-NEIGHBOUR_ANCHOR = re.compile(r"\b(?:after|before|following|follows|precedes|preceding)\s+(?:the\s+)?[\"']?(.+?)[\"']?"
+# an apostrophe after a letter is a possessive ("suppliers' clauses"), not an opening quote
+QUOTED = re.compile(r"\"([^\"]{2,80})\"|(?<![A-Za-z0-9])'([^']{2,80})'(?![A-Za-z0-9])|[“「『]([^”」』]{2,80})[”」』]")
+NEIGHBOUR_ANCHOR = re.compile(r"\b(?:after|before|following|follows|precedes|preceding|ahead of|in front of)\s+(?:the\s+)?[\"']?(.+?)[\"']?"
                               r"(?:\s+(?:clause|section|provision))?\s+(?:in|of|within)\s+", re.I)
 SUGGESTIONS = (
     "Which high-spend suppliers lack a termination clause?",
@@ -401,6 +423,7 @@ class QuestionFacts:
     previous_clause_ids: list[str] = field(default_factory=list)   # the clauses the last answer cited
     position: int | None = None              # "the third clause": 3; "the last clause": -1
     inherited: list[str] = field(default_factory=list)             # what came from the session
+    meaning_tried: bool = False              # the question's meaning was embedded once already
 
     @property
     def named(self) -> bool:
@@ -421,7 +444,7 @@ class QuestionFacts:
 
     @property
     def quoted(self) -> list[str]:
-        return QUOTED.findall(self.q)
+        return [next(g for g in m.groups() if g) for m in QUOTED.finditer(self.q)]
 
     @property
     def wording(self) -> re.Match | None:
@@ -449,6 +472,8 @@ def extract_facts(question: str, vocab: Vocabulary, forced_mode: str | None = No
     countries = match_values(rest, alias_map(vocab, "countries"))
     industries = match_values(rest, alias_map(vocab, "industries"))
     cities = match_values(rest, alias_map(vocab, "cities"))
+    for found in (countries, industries, cities):
+        _drop_topic_words(rest, found)
     laws = {}
     if LAW_WORDS.search(rest):
         laws = match_values(rest, alias_map(vocab, "governing_laws"), guard_clause_words=False)
@@ -480,6 +505,30 @@ def extract_facts(question: str, vocab: Vocabulary, forced_mode: str | None = No
         forced_mode=Mode(forced_mode) if forced_mode else None, categories=spend.categories, asks_spend=spend.asks,
         top=spend.top, group_by=spend.group_by)
     return read_conditions(facts, rest, vocab)
+
+
+SUPPLIER_AFTER = re.compile(r"^(?:[\s'’s-]*|\s+\w+\s+)(suppliers?|vendors?|compan(?:y|ies)|providers?|firms?|partners?|"
+                            r"sector|industry|based|headquartered)\b|^\s*(?:的)?(供应商|公司|企业|行业)", re.I)
+SUPPLIER_BEFORE = re.compile(r"\b(suppliers?|vendors?|compan(?:y|ies)|providers?|firms?|based|located|headquartered)"
+                             r"\s+(?:in|from)\s+(?:the\s+)?$", re.I)
+
+
+def _drop_topic_words(q: str, found: dict[str, str]) -> None:
+    """A value word inside the topic ("about compensation when power is interrupted") is part
+    of what the clauses are about, not a filter, unless it qualifies the suppliers there
+    ("about liability for energy suppliers", "suppliers in Germany")."""
+    topic = TOPIC.search(q)
+    if not topic or not found:
+        return
+    start = topic.start(2) if topic.group(2) else topic.start(3)
+    ql = q.lower()
+    for value, phrase in list(found.items()):
+        i = ql.find(phrase.lower())
+        if i < start:
+            continue
+        after, before = q[i + len(phrase):], q[:i]
+        if not (SUPPLIER_AFTER.search(after) or SUPPLIER_BEFORE.search(before)):
+            found.pop(value)
 
 
 @dataclass
@@ -780,7 +829,7 @@ def plan_question(question: str, vocab: Vocabulary, context: SessionContext | No
         return Plan(intent=intent, mode=forced or mode, params=params, why=why, language=facts.language,
                     linked=facts.linked)
 
-    hit = route(facts)
+    hit = route(facts) or _route_by_meaning(facts, params)
     if hit:
         rule, intent = hit
         rule.build(facts, params)
@@ -793,6 +842,21 @@ def plan_question(question: str, vocab: Vocabulary, context: SessionContext | No
     plan.suggestions = [s.format(company=company) for s in SUGGESTIONS]
     return plan
 
+
+
+def _route_by_meaning(f: QuestionFacts, params: PlanParams) -> tuple[Rule, Intent] | None:
+    """Before "could not map": the clause type the question describes ("what do we get back
+    when a supplier misses its uptime target?"), by embedding (English) or the taxonomy's
+    Chinese lexicon, then the routes again. Only questions nothing else routes pay for it."""
+    if f.types or f.named:
+        return None
+    tname, why = (cond.type_by_chinese(f.q) if CJK.search(f.q) else _type_by_meaning(f, f.q))
+    if not tname:
+        return None
+    f.types, f.topic = [tname], None
+    f.linked["clause_types"] = {tname: why}
+    params.types = [tname]
+    return route(f)
 
 
 def inherited_keys(linked: dict) -> list[str]:
@@ -836,10 +900,12 @@ def read_conditions(f: QuestionFacts, rest: str, vocab: Vocabulary) -> QuestionF
     is in, a position, and a clause type named by meaning. Each is recorded in `linked`, so the
     plan shows what was understood and a recognised condition is never dropped silently."""
     dates = cond.parse_agreement_dates(f.q)
-    if dates and not (f.date_from or f.date_to):
+    # years only: the conditions' reading wins ("before 2023" ends on 2022-12-31, not on 2023-01-01)
+    if dates and (not (f.date_from or f.date_to) or not re.search(r"\d{4}-\d{2}-\d{2}", f.q)):
         f.date_from, f.date_to = dates.date_from, dates.date_to
         f.linked["effective_date"] = dates.how
     _read_laws(f, rest, vocab)
+    _law_words_are_no_type(f)
     if not f.countries and not f.laws:
         for phrase, canon in cond.country_phrases().items():
             if canon not in vocab.countries and len(phrase) > 3 and contains_phrase_ci(rest, phrase):
@@ -854,11 +920,20 @@ def read_conditions(f: QuestionFacts, rest: str, vocab: Vocabulary) -> QuestionF
     if f.negated and not NEGATION.search(cond.main_clause(f.q).replace("有没有", "有")):
         f.negated = False   # "penalties when they miss the target": the miss is the situation, not a gap
         f.linked["negation"] = "only inside the condition: not a gap question"
-    if not f.types and _meaning_may_name_type(f):
-        masked = [ph for key in ("countries", "industries", "cities", "governing_law")
-                  for ph in (f.linked.get(key) or {}).values()]
-        text = cond.meaning_text(rest, masked)
-        tname, _sim, why = cond.type_by_meaning(text)
+    if not f.types and f.named and f.positional:
+        # "after the uptime commitment in X's contract": the anchor named by a type's keyword
+        tname, why = cond.type_by_words(rest)
+        if tname:
+            f.types = [tname]
+            f.linked["clause_types"] = {tname: why}
+    elif not f.types and _meaning_may_name_type(f):
+        # a type's own keyword in what the question asks for (not in its condition) first,
+        # then (English only) the meaning of the rest of the question
+        tname, why = cond.type_by_words(rest if CJK.search(rest) else cond.main_clause(rest), related=f.named)
+        if tname == GOVERNING_LAW and f.laws:
+            tname = None   # "governed by Swiss law": the words of the law condition
+        if not tname:
+            tname, why = _type_by_meaning(f, rest)
         if tname:
             f.types = [tname]
             f.topic = None
@@ -872,6 +947,38 @@ def read_conditions(f: QuestionFacts, rest: str, vocab: Vocabulary) -> QuestionF
             f.types = [split[0]]
             f.linked["subject"] = split[2]
     return f
+
+
+def _type_by_meaning(f: QuestionFacts, rest: str) -> tuple[str | None, str]:
+    """The type the question describes by embedding similarity (one embedding, English only)."""
+    if CJK.search(rest) or f.meaning_tried:
+        return None, ""
+    f.meaning_tried = True   # at most one question embedding for linking
+    masked = [ph for key in ("countries", "industries", "cities", "governing_law")
+              for ph in (f.linked.get(key) or {}).values()]
+    tname, _sim, why = cond.type_by_meaning(cond.meaning_text(rest, masked))
+    return tname, why
+
+
+def _law_words_are_no_type(f: QuestionFacts) -> None:
+    """"Under French law", "governed by Swiss law", "英国法律管辖": law words that set the
+    governing-law condition name no Governing Law clause; only a clause asked for by those
+    words ("governing law clauses of ...") still is."""
+    how = (f.linked.get("clause_types") or {}).get(GOVERNING_LAW)
+    if not f.laws or not how:
+        return
+    phrase = re.search(r"'([^']+)'", how)
+    if phrase and re.search(re.escape(phrase.group(1)) + r"\s*(clauses?|provisions?|sections?|terms|条款|规定)",
+                            f.q, re.I):
+        return   # "the governing law clauses of contracts under Swiss law": the clause is asked for
+    f.types = [t for t in f.types if t != GOVERNING_LAW]
+    f.linked["clause_types"].pop(GOVERNING_LAW)
+    if not f.linked["clause_types"]:
+        f.linked.pop("clause_types")
+    f.linked["law_words"] = f"'{phrase.group(1) if phrase else 'law'}' sets the governing-law condition, not a clause type"
+
+
+GOVERNING_LAW = "Governing Law"
 
 
 def contains_phrase_ci(text: str, phrase: str) -> bool:
@@ -895,12 +1002,14 @@ def _read_laws(f: QuestionFacts, rest: str, vocab: Vocabulary) -> None:
     f.laws.update(laws)
     f.linked["governing_law"] = dict(f.laws)
     words = set(laws.values())
-    for cname, phrase in list(f.countries.items()):
-        if phrase in words or cond.country_phrases().get(phrase) in laws or phrase in " ".join(words):
-            f.countries.pop(cname)
-            (f.linked.get("countries") or {}).pop(cname, None)
-    if "countries" in f.linked and not f.linked["countries"]:
-        f.linked.pop("countries")
+    for attr, key in (("countries", "countries"), ("cities", "cities")):   # "Singapore law" is no city
+        found = getattr(f, attr)
+        for value, phrase in list(found.items()):
+            if phrase in words or cond.country_phrases().get(phrase) in laws or phrase in " ".join(words):
+                found.pop(value)
+                (f.linked.get(key) or {}).pop(value, None)
+        if key in f.linked and not f.linked[key]:
+            f.linked.pop(key)
 
 
 def _meaning_may_name_type(f: QuestionFacts) -> bool:
@@ -909,12 +1018,14 @@ def _meaning_may_name_type(f: QuestionFacts) -> bool:
     spend_figure = (f.asks_spend and not f.negated) or f.summing
     if f.quoted or f.wording or NO_AGREEMENT.search(f.q) or (spend_figure and not CLAUSE_WORDS.search(f.q)):
         return False
-    if f.position is not None or f.positional or DOCUMENT_REQUEST.search(f.q) or CJK.search(f.q):
+    if f.position is not None or f.positional or DOCUMENT_REQUEST.search(f.q):
         return False
+    if f.counting and not f.negated:
+        return False    # "how many clauses does X have": a count, not a type
     if f.named:
         return True
-    if f.counting and not f.negated:
-        return False
+    if CJK.search(f.q) and not (f.negated or f.yes_no):
+        return False    # a Chinese listing by filters: its words describe the filters, not a type
     # without a company: a gap, a yes/no or a listing of clauses; a topic search stays a search
     return f.negated or f.yes_no or bool(ALL_WORDS.search(f.q)) or bool(COMPARE.search(f.q)) or \
         (f.has_filters and not f.topic)

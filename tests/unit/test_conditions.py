@@ -58,3 +58,28 @@ def test_subject_versus_condition():
 
 def test_meaning_text_drops_scaffolding():
     assert cond.meaning_text("How can we get out of the Kaldera contract?", ["Kaldera"]) == "get out"
+
+
+def test_chinese_lexicon_is_calibrated_on_the_taxonomys_own_examples():
+    """Leave-one-out on the taxonomy's Chinese examples: the chosen thresholds must keep
+    precision well above the share a first guess gets without them (no question set used)."""
+    loose = cond.calibrate_chinese(min_score=0.0, min_ratio=1.0)
+    chosen = cond.calibrate_chinese()
+    assert chosen["examples"] >= 40
+    assert chosen["precision"] > loose["precision"] + 0.1
+    assert chosen["recall"] > 0.3
+
+
+def test_types_by_their_words_in_both_languages():
+    assert cond.type_by_words("which high-spend suppliers don't promise any uptime")[0] == "Availability"
+    assert cond.type_by_words("penalties and uptime and liability")[0] is None   # several types: no guess
+    assert cond.type_by_words("停机维护有什么安排")[0] == "Maintenance"
+    assert cond.type_by_words("哪些合同可以提前退出")[0] == "Termination"
+    assert cond.type_by_chinese("今天天气怎么样")[0] is None
+
+
+def test_meaning_threshold_is_calibrated_on_the_taxonomys_own_examples():
+    """The embedding threshold and margin must buy precision over taking the nearest type."""
+    chosen, loose = cond.calibrate_meaning(), cond.calibrate_meaning(0.0, 0.0)
+    assert chosen["examples"] >= 60
+    assert chosen["precision"] > loose["precision"] + 0.1 and chosen["recall"] > 0.2

@@ -150,3 +150,53 @@ def test_project_errors_share_one_root_and_keep_their_builtin_bases():
     for exc, builtin in ((QuestionsFormatError, ValueError), (TaxonomyError, ValueError),
                          (DatabaseUnavailable, RuntimeError), (RetrievalError, RuntimeError)):
         assert issubclass(exc, ClauseGraphError) and issubclass(exc, builtin), exc
+
+
+def test_law_words_set_the_law_condition_and_name_no_governing_law_clause():
+    p = plan_question("Which suppliers under French law have no clause on termination?", VOCAB)
+    assert p.params.types == ["Termination"] and p.params.governing_laws == ["French"]
+    p = plan_question("Which suppliers' agreements are governed by German law?", VOCAB)
+    assert not p.params.types and p.params.governing_laws == ["German"]
+    p = plan_question("Show the governing law clauses of contracts under French law.", VOCAB)
+    assert p.params.types == ["Governing Law"]
+
+
+def test_chinese_compound_keeps_its_head_and_a_value_question_is_no_count():
+    p = plan_question("Kestrel的合同对停机维护有什么安排？", VOCAB)
+    assert p.params.types == ["Maintenance"]
+    p = plan_question("Kestrel合同里的责任上限是多少？", VOCAB)
+    assert p.intent == Intent.DOCUMENT_TYPE and p.params.types == ["Liability"]
+    assert plan_question("2024年及以后签订的合同有几份？", VOCAB).intent == Intent.COUNT
+
+
+def test_preceding_words_and_the_anchor_named_by_a_keyword():
+    p = plan_question("Which clause precedes the termination clause in Kestrel's agreement?", VOCAB)
+    assert p.intent == Intent.NEXT_CLAUSE and p.params.direction == "before"
+    p = plan_question("After the uptime commitment in Kestrel's contract, what comes next?", VOCAB)
+    assert p.intent == Intent.NEXT_CLAUSE and p.params.types == ["Availability"]
+
+
+def test_single_word_concepts_name_a_type_only_before_a_clause_word():
+    assert plan_question("Show the exit terms of all contracts.", VOCAB).params.types == ["Termination"]
+    assert plan_question("Clauses about the exit of staff.", VOCAB).params.types != ["Termination"]
+
+
+def test_a_possessive_apostrophe_opens_no_quote():
+    p = plan_question("Which German suppliers' clauses contain the phrase 'thirty days'?", VOCAB)
+    assert p.intent == Intent.HYBRID and p.params.text == "thirty days"
+
+
+def test_value_words_inside_the_topic_are_what_clauses_are_about():
+    p = plan_question("Clauses of high-spend suppliers about compensation when power is interrupted.", VOCAB)
+    assert not p.params.industries
+    p = plan_question("Show clauses about liability for suppliers in Germany.", VOCAB)
+    assert p.params.countries == ["Germany"]
+
+
+def test_a_law_named_like_a_city_is_no_city_filter():
+    vocab = Vocabulary(companies=[{"name": "Lion Ltd", "aliases": [], "country": "Singapore", "industry": "Logistics",
+                                   "cities": ["Singapore"]}],
+                       agreements=[{"id": "A-1", "company": "Lion Ltd", "governing_law": "Singapore"}],
+                       clause_types=["Force Majeure"], spend_years=[2024])
+    p = plan_question("Show the force majeure clauses of agreements governed by Singapore law.", vocab)
+    assert p.params.governing_laws == ["Singapore"] and not p.params.cities and not p.params.countries
