@@ -45,7 +45,7 @@ except ValueError as exc:
 report = summary.report
 scope = dict(countries=sel_countries, industries=sel_industries, min_spend=min_spend or None, year=year)
 
-m1, m2, m3, m4 = st.columns(4)
+m1, m2, m3 = st.columns([1, 1, 2])   # the spend figure and its label need room at 1280 px
 m1.metric("Companies with agreements", f"{summary.companies:,}")
 m2.metric("Companies with gaps", f"{summary.companies_with_gaps:,}")
 currency = f" {report.currency}" if report.currency else ""
@@ -54,8 +54,8 @@ m3.metric(f"Spend at risk ({report.spend_label})", f"{summary.spend_at_risk:,.0f
                + (f" ({report.currency})" if report.currency else "") + "; other currencies were converted "
                "with rates.csv at ingest.")
 worst = max(summary.missing_by_type.items(), key=lambda kv: kv[1], default=(None, 0))
-m4.metric("Most often missing", worst[0] if worst[1] else "—", f"{worst[1]} companies" if worst[1] else None,
-          delta_color="off")
+if worst[1]:
+    st.markdown(f"Most often missing: **{worst[0]}** ({worst[1]:,} of {summary.companies:,} companies)")
 st.caption(report.definition())
 if report.no_agreement:
     names = ", ".join(r.company for r in report.no_agreement[:20])
