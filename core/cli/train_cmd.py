@@ -45,18 +45,23 @@ def _progress(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
+def _train(train_and_save, folder: str, what: str, flag: str, format_error: type, args):
+    """The checks and error mapping every training command shares; returns the training result."""
+    if args.folds < 2:
+        raise UserError("--folds must be at least 2")
+    if not Path(folder).is_dir():
+        raise UserError(f"{what} folder {folder} not found (pass {flag} DIR)")
+    try:
+        return train_and_save(folder, args.out, args.folds, log=_progress)
+    except format_error as exc:
+        raise UserError(str(exc)) from exc
+
+
 def _run(args) -> int:
     from core.evaluation.cuad import CuadFormatError
     from core.evaluation.provision_training import format_cv, train_and_save
 
-    if args.folds < 2:
-        raise UserError("--folds must be at least 2")
-    if not Path(args.cuad).is_dir():
-        raise UserError(f"CUAD dev folder {args.cuad} not found (pass --cuad DIR)")
-    try:
-        result = train_and_save(args.cuad, args.out, args.folds, log=_progress)
-    except CuadFormatError as exc:
-        raise UserError(str(exc)) from exc
+    result = _train(train_and_save, args.cuad, "CUAD dev", "--cuad", CuadFormatError, args)
     print(json.dumps(result.cv, indent=2) if args.json else format_cv(result.cv))
     _progress(f"trained in {result.seconds:.0f}s")
     return 0
@@ -66,14 +71,7 @@ def _run_reranker(args) -> int:
     from core.evaluation.acord import AcordFormatError
     from core.evaluation.rerank_training import format_result, train_and_save
 
-    if args.folds < 2:
-        raise UserError("--folds must be at least 2")
-    if not Path(args.acord).is_dir():
-        raise UserError(f"ACORD folder {args.acord} not found (pass --acord DIR)")
-    try:
-        result = train_and_save(args.acord, args.out, args.folds, log=_progress)
-    except AcordFormatError as exc:
-        raise UserError(str(exc)) from exc
+    result = _train(train_and_save, args.acord, "ACORD", "--acord", AcordFormatError, args)
     payload = {"chosen": result.chosen, "grid": result.grid, "within_pool_ndcg@10": result.figures,
                "model": str(result.model_path)}
     print(json.dumps(payload, indent=2) if args.json else format_result(result))

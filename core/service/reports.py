@@ -238,7 +238,10 @@ def gap_report(required: list[str] | tuple = DEFAULT_REQUIRED, countries=(), ind
     """Every supplier in scope (or the first `limit`, ranked by spend at risk) x required types,
     by the one definition of a gap (core.gaps), plus the suppliers with no agreement at all."""
     db = db or get_database()
-    gq = _gap_query(required, countries, industries, cities, min_spend, max_spend, year, db)
+    return _report(db, _gap_query(required, countries, industries, cities, min_spend, max_spend, year, db), limit)
+
+
+def _report(db: Database, gq: GapQuery, limit: int | None) -> GapReport:
     cypher = qr.gap_matrix(gq.active, gq.params["spend_key"])
     params = used_params(cypher, {**gq.params, "limit": limit if limit is not None else ALL_ROWS})
     report = GapReport(required=gq.required, spend_year=gq.spend_year, cypher=cypher, params=params,
@@ -307,7 +310,7 @@ def gap_summary(required: list[str] | tuple = DEFAULT_REQUIRED, countries=(), in
     gq = _gap_query(required, countries, industries, cities, min_spend, max_spend, year, db)
     cypher = qr.gap_totals(gq.active, gq.params["spend_key"])
     t = db.read(cypher, used_params(cypher, gq.params))[0]
-    first = gap_report(gq.required, countries, industries, cities, min_spend, max_spend, year, db=db, limit=page_size)
+    first = _report(db, gq, page_size)
     return GapSummary(first, int(t["companies"]), int(t["with_gaps"]), float(t["spend_at_risk"] or 0),
                       dict(zip(gq.required, map(int, t["missing_by_type"]))),
                       dict(zip(gq.required, map(int, t["review_by_type"]))))

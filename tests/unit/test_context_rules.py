@@ -2,22 +2,11 @@
 out; a complete new question starts a new topic; the plan says what was carried over."""
 from __future__ import annotations
 
-from core.graph.vocabulary import Vocabulary
+from tests.unit.vocabularies import two_suppliers
 from core.retrieval.planner import SessionContext, is_follow_up, plan_question
 from core.types import Intent
 
-VOCAB = Vocabulary(
-    companies=[
-        {"name": "Kestrel Logistics GmbH", "aliases": ["Kestrel"], "country": "Germany", "industry": "Logistics",
-         "cities": ["Hamburg"]},
-        {"name": "Belmira Payments SA", "aliases": [], "country": "France", "industry": "Financial Services",
-         "cities": ["Paris"]},
-    ],
-    agreements=[{"id": "SLA-001", "company": "Kestrel Logistics GmbH", "governing_law": "German"},
-                {"id": "SLA-002", "company": "Belmira Payments SA", "governing_law": "French"}],
-    clause_types=["Termination", "Liability", "Data Protection"],
-    spend_years=[2023, 2024],
-)
+VOCAB = two_suppliers()
 AFTER_DP = SessionContext(companies=["Kestrel Logistics GmbH", "Belmira Payments SA"], clause_types=["Data Protection"],
                           filters={"countries": ["Germany"], "spend_min": 200000.0}, turns=2)
 

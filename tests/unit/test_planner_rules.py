@@ -13,22 +13,12 @@ import pytest
 from core.config import settings
 from core.errors import ClauseGraphError
 from core.graph.vocabulary import Vocabulary
+from tests.unit.vocabularies import two_suppliers
 from core.retrieval import planner
 from core.retrieval.planner import ROUTES, SessionContext, plan_question
 from core.types import ASKABLE_MODES, RESULT_MODES, RETRIEVAL_MODES, Intent, Mode, Plan, PlanParams, Result
 
-VOCAB = Vocabulary(
-    companies=[
-        {"name": "Kestrel Logistics GmbH", "aliases": ["Kestrel"], "country": "Germany", "industry": "Logistics",
-         "cities": ["Hamburg"]},
-        {"name": "Belmira Payments SA", "aliases": [], "country": "France", "industry": "Financial Services",
-         "cities": ["Paris"]},
-    ],
-    agreements=[{"id": "SLA-001", "company": "Kestrel Logistics GmbH", "governing_law": "German"},
-                {"id": "SLA-002", "company": "Belmira Payments SA", "governing_law": "French"}],
-    clause_types=["Termination", "Liability", "Data Protection"],
-    spend_years=[2023, 2024],
-)
+VOCAB = two_suppliers()
 
 # The routing policy: the first rule that applies wins, so this order is behaviour.
 EXPECTED_ORDER = (

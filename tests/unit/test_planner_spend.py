@@ -8,22 +8,12 @@ import pytest
 
 from core.answer.composer import build_evidence, compose_answer
 from core.graph.vocabulary import Vocabulary
+from tests.unit.vocabularies import AGREEMENTS, two_suppliers
 from core.retrieval.planner import extract_facts, plan_question, route
 from core.types import Intent, Mode, Plan, PlanParams
 
-VOCAB = Vocabulary(
-    companies=[
-        {"name": "Kestrel Logistics GmbH", "aliases": ["Kestrel"], "country": "Germany", "industry": "Logistics",
-         "cities": ["Hamburg"]},
-        {"name": "Belmira Payments SA", "aliases": [], "country": "France", "industry": "Financial Services",
-         "cities": ["Paris"]},
-    ],
-    agreements=[{"id": "SLA-001", "company": "Kestrel Logistics GmbH", "governing_law": "German"}],
-    clause_types=["Termination", "Liability", "Data Protection"],
-    spend_years=[2023, 2024],
-    spend_categories=["Field Engineering", "Freight & Warehousing", "Hosting"],
-    base_currency="EUR",
-)
+VOCAB = two_suppliers(agreements=AGREEMENTS[:1], spend_categories=["Field Engineering", "Freight & Warehousing", "Hosting"],
+                      base_currency="EUR")
 
 
 @pytest.mark.parametrize("question, intent, rule, expect", [
