@@ -48,7 +48,7 @@ def queue_example(q: str) -> None:
 
 
 # ---- header and controls ------------------------------------------------------------
-head, mode_col, reset_col = st.columns([3, 2, 1], vertical_alignment="bottom")
+head, mode_col, reset_col = st.columns([3, 2, 1.5], vertical_alignment="bottom")
 with head:
     st.title("Ask the contract graph")
 with mode_col:

@@ -95,14 +95,19 @@ else:
                  column_config={"spend": st.column_config.NumberColumn(
                      f"spend ({report.currency})" if report.currency else "spend", format="localized")})
 
-d1, d2, _ = st.columns([1, 1, 3])
-d1.download_button("Download CSV", lambda: "".join(service.export_gaps_csv(required, only_gaps=only_gaps, **scope)),
-                   file_name="compliance-gaps.csv", mime="text/csv", icon=":material/download:", key="gaps_csv",
-                   help="Every supplier in scope (the filters above" + (", only companies with gaps" if only_gaps else "")
-                        + "); the scope and the gap definition are in its first lines.")
-d2.download_button("Download Markdown",
-                   lambda: service.gap_report(required, **scope).to_markdown(only_gaps=only_gaps),
-                   file_name="compliance-gaps.md", mime="text/markdown", icon=":material/download:", key="gaps_md")
+# side by side, each as wide as its label needs (fixed columns cut "Download Markdown" at 1280 px)
+with st.container(horizontal=True, key="gaps_downloads"):
+    st.download_button("Download CSV",
+                       lambda: "".join(service.export_gaps_csv(required, only_gaps=only_gaps, **scope)),
+                       file_name="compliance-gaps.csv", mime="text/csv", icon=":material/download:", key="gaps_csv",
+                       width="content",
+                       help="Every supplier in scope (the filters above"
+                            + (", only companies with gaps" if only_gaps else "")
+                            + "); the scope and the gap definition are in its first lines.")
+    st.download_button("Download Markdown",
+                       lambda: service.gap_report(required, **scope).to_markdown(only_gaps=only_gaps),
+                       file_name="compliance-gaps.md", mime="text/markdown", icon=":material/download:",
+                       key="gaps_md", width="content")
 
 with st.expander("The Cypher behind this report"):
     st.code(report.cypher, language="cypher")

@@ -118,14 +118,14 @@ def demo(db):
 
 
 @contextlib.contextmanager
-def run_streamlit(log: Path):
-    """`streamlit run app.py` on a free port (a fresh server each time), stopped afterwards."""
+def run_streamlit(log: Path, script: str = "app.py"):
+    """`streamlit run app.py` (or another script) on a free port (a fresh server each time), stopped afterwards."""
     port = free_port()
     env = dict(os.environ)  # the test database settings set by conftest travel along
     env["PYTHONUNBUFFERED"] = "1"
     with log.open("wb") as out:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+            [sys.executable, "-m", "streamlit", "run", script, "--server.port", str(port),
              "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false",
              "--server.fileWatcherType", "none"],
             cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
@@ -304,6 +304,65 @@ def _latest_answer(browser) -> str:
         return ms.length ? ms[ms.length - 1].innerText : ''; })()""") or ""
 
 
+SETTLED = """(() => {
+    const frames = Array.from(document.querySelectorAll('iframe'));
+    const drawn = frames.every(f => { try { const d = f.contentDocument;
+        return d && d.readyState === 'complete' && (!d.querySelector('#mynetwork') || !!d.querySelector('#mynetwork canvas')); }
+        catch (e) { return true; } });
+    const plots = Array.from(document.querySelectorAll('[data-testid="stPlotlyChart"]')).every(p => !!p.querySelector('.main-svg'));
+    const busy = document.querySelectorAll('[data-testid="stSkeleton"], [data-testid="stSpinner"]').length;
+    // Streamlit marks its root with the script's run state: done means the page has all its elements
+    const app = document.querySelector('[data-testid="stApp"]');
+    const done = !!app && app.getAttribute('data-test-script-state') === 'notRunning';
+    return drawn && plots && !busy && done ? document.body.innerText.length + '/' + frames.length : '';
+})()"""
+
+# Text the reader cannot see whole: an element (or one of its near ancestors) that clips horizontally
+# and holds more than it shows (ellipsis, hidden overflow), and combobox values wider than their box.
+# Visually hidden helpers (1-2 px wide, e.g. "skip to content") are not text on the screen.
+CUT_OFF = """(() => {
+    const out = []; const seen = new Set();
+    const report = (el, text) => { if (!seen.has(el)) { seen.add(el);
+        out.push({text: text.slice(0, 80), where: (el.closest('[data-testid]') || {dataset: {}}).dataset.testid || el.tagName,
+                  shown: el.clientWidth, needed: el.scrollWidth}); } };
+    for (const el of document.querySelectorAll('body *')) {
+        const own = Array.from(el.childNodes).filter(n => n.nodeType === 3 && n.textContent.trim())
+            .map(n => n.textContent.trim()).join(' ');
+        if (!own) continue;
+        const r = el.getBoundingClientRect();
+        if (r.width <= 2 || r.height <= 2) continue;
+        let a = el;
+        for (let i = 0; i < 6 && a && a !== document.body; i++, a = a.parentElement) {
+            const cs = getComputedStyle(a);
+            const clips = ['hidden', 'clip'].includes(cs.overflowX) || cs.textOverflow === 'ellipsis';
+            if (a.clientWidth > 2 && clips && a.scrollWidth > a.clientWidth + 1) { report(a, own); break; }
+        }
+    }
+    for (const el of document.querySelectorAll('input[role="combobox"], input[readonly]')) {
+        if (el.value && el.clientWidth > 2 && el.scrollWidth > el.clientWidth + 1) report(el, el.value);
+    }
+    return out;
+})()"""
+
+
+def _settle(browser, what: str) -> None:
+    """Wait until frames and charts are drawn and the page text stops changing, so a screenshot shows
+    the page as a reader sees it rather than half-rendered."""
+    state = {"last": None}
+
+    def stable():
+        now = browser.eval(SETTLED)
+        same = bool(now) and now == state["last"]
+        state["last"] = now
+        return same
+
+    wait_for(stable, 120, f"{what} to finish drawing", interval=1.0)
+
+
+def _cut_off(browser) -> list:
+    return browser.eval(CUT_OFF) or []
+
+
 def _shot(browser, name: str) -> None:
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     shot = browser.send("Page.captureScreenshot", format="png", captureBeyondViewport=False)
@@ -351,7 +410,8 @@ def test_follow_up_and_long_input_on_a_laptop_and_a_wide_screen(streamlit_server
         assert clipped == 0
         browser.eval("(() => { const hs = Array.from(document.querySelectorAll('h4')).filter(h => "
                      "h.innerText.trim() === 'Answer'); hs[hs.length - 1].scrollIntoView({block: 'start'}); })()")
-        time.sleep(1.5)
+        _settle(browser, "the follow-up answer")
+        assert _cut_off(browser) == [], _cut_off(browser)
         _shot(browser, f"ask-follow-up-{width}x{height}.png")
 
         # a pasted e-mail: planned on its question, shown which part was used, never echoed
@@ -360,6 +420,8 @@ def test_follow_up_and_long_input_on_a_laptop_and_a_wide_screen(streamlit_server
         assert "Question used" in latest and "Which suppliers lack a termination clause?" in latest
         answer_part = latest.split("Answer", 1)[-1]
         assert "Procurement will send" not in answer_part and "Termination" in answer_part
+        _settle(browser, "the long-input answer")
+        assert _cut_off(browser) == [], _cut_off(browser)
         _shot(browser, f"ask-long-input-{width}x{height}.png")
 
 
@@ -374,12 +436,30 @@ def test_screenshots_of_every_page_on_a_laptop(streamlit_server, browser):
             wait_for(lambda: browser.eval("document.querySelector('h1').innerText") == heading, 60, heading)
         wait_for(lambda: "Running" not in (browser.eval(
             "(document.querySelector('[data-testid=\"stStatusWidget\"]') || {}).innerText || ''")), 120, "the run")
-        time.sleep(3.0)
+        _settle(browser, f"page {path!r}")
         assert not browser.eval("!!document.querySelector('[data-testid=\"stException\"]')"), path
-        # nothing wider than the screen: no cut-off text at the right
+        # nothing wider than the screen, and no text cut off inside its box (ellipsis, clipped values)
         assert browser.eval("document.documentElement.scrollWidth <= window.innerWidth + 1"), path
+        assert _cut_off(browser) == [], (path, _cut_off(browser))
         _shot(browser, f"page-{path or 'ask'}-1280x800.png")
     # Explore at depth 3 draws at most the node cap, labelled, with "show more"
     browser.send("Page.navigate", url=url + "explore")
     wait_for(lambda: "Show labels" in (browser.eval("document.body.innerText") or ""), 120, "the explore page")
     assert browser.eval("!!document.querySelector('.st-key-explore_show_labels input:checked')")
+
+
+def test_the_cut_off_check_finds_clipped_text(tmp_path, browser):
+    """The screenshot test's cut-off check is only worth something if it sees a clipped metric, button
+    and select box; a page made to clip them proves it, and the short texts beside them stay clean."""
+    script = ROOT / "tests" / "fixtures" / "clipped_page.py"
+    with run_streamlit(tmp_path / "clipped.log", str(script)) as url:
+        _screen(browser, 1280, 800)
+        browser.send("Page.navigate", url=url)
+        wait_for(lambda: "The end of the page" in (browser.eval("document.body.innerText") or ""), 120, "the page")
+        _settle(browser, "the clipped page")
+        found = " | ".join(item["text"] for item in _cut_off(browser))
+    for clipped in ("EUR 123,456,789.00 across every supplier", "Which suppliers in Germany have a data",
+                    "Termination for Convenience (ordinary notice"):
+        assert clipped in found, (clipped, found)
+    for whole in ("1,234", "Short", "The end of the page"):
+        assert whole not in found, (whole, found)
