@@ -16,6 +16,7 @@ import numpy as np
 
 from core.config import settings
 from core.errors import ClauseGraphError
+from core.progress import quiet_library_bars
 
 
 class EmbeddingError(ClauseGraphError, RuntimeError):
@@ -43,6 +44,7 @@ class Embedder:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+        quiet_library_bars()
         from sentence_transformers import SentenceTransformer
 
         path = _resolve_model_path(self.model_name)

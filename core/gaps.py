@@ -12,7 +12,7 @@ every place that reports gaps states them with `statement()`:
   apart ("no agreement on file"), since there is no contract whose clauses could be missing;
 * spend is the supplier's latest year on file unless a year is asked for, in the base currency.
 
-The Cypher that applies the first two is `core.graph.queries.retrieval.CONFIDENT_TYPES`, read by
+The Cypher that applies the first two is `core.graph.queries.retrieval.confident_types`, read by
 both the gap question and the gap report.
 """
 from __future__ import annotations

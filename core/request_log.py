@@ -64,7 +64,7 @@ def log_result(result, extra: dict | None = None) -> None:
         "plan": result.plan_dict, "cypher": result.cypher, "params": _compact_params(result.params),
         "row_count": len(result.rows), "answer": result.answer,
         "evidence": [{"ref": e.ref, "company": e.company, "clause_id": e.clause_id} for e in result.evidence],
-        "timings_ms": result.timings_ms, "warnings": result.warnings,
+        "timings_ms": result.timings_ms, "cold": bool(getattr(result, "cold_start", False)), "warnings": result.warnings,
         "tokens": _tokens(result, extra), "retries": (extra or {}).get("retries", usage.get("retries", 0)),
         "trace": result.trace,
     }

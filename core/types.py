@@ -198,6 +198,7 @@ class Result:
     session: str | None = None
     trace: list[dict] = field(default_factory=list)  # text2cypher attempts, relay rounds
     usage: dict[str, Any] = field(default_factory=dict)  # LLM tokens/calls/retries of this request
+    cold_start: bool = False   # paid the process's one-time model load (e.g. a one-shot CLI question)
 
     @property
     def plan_dict(self) -> dict[str, Any]:

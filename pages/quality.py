@@ -26,14 +26,18 @@ with eng_tab:
     else:
         m = st.columns(5)
         m[0].metric("Requests", summary.count)
-        m[1].metric("P50 total", _ms(summary.p50_total_ms))
-        m[2].metric("P95 total", _ms(summary.p95_total_ms))
+        m[1].metric("P50 total (warm)", _ms(summary.p50_total_ms))
+        m[2].metric("P95 total (warm)", _ms(summary.p95_total_ms))
         m[3].metric("With warnings", f"{summary.warned_share:.0%}")
         m[4].metric("Empty results", f"{summary.empty_share:.0%}")
 
+        if summary.cold_count:
+            st.caption(f"{summary.cold_count} cold request(s), the first question of a process that loaded the "
+                       f"model (a one-shot CLI `ask`, a server's first answer), are left out of the latency "
+                       f"figures: median {_ms(summary.cold_p50_total_ms)}.")
         left, right = st.columns(2)
         with left:
-            st.markdown("#### Latency per stage")
+            st.markdown("#### Latency per stage (warm requests)")
             if summary.stage_latency:
                 # top-level stages only (retrieve.* are parts of retrieve), horizontal so names never
                 # overlap, a linear axis in ms, the legend above the plot

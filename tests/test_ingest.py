@@ -170,3 +170,6 @@ def test_cli_ingest_reports_throughput_and_problems(local_neo4j, tmp_path):
     assert out.returncode == 1, out.stderr
     assert "agreements.csv:" in out.stderr and "Nobody Ltd" in out.stderr
     assert "clauses/s" in out.stdout and "embed" in out.stdout and "write" in out.stdout
+    # stderr is a pipe here, as in CI and logs: plain progress lines, no redrawn bars, no model-load bar
+    assert "\r" not in out.stderr and "Loading weights" not in out.stderr, out.stderr[-2000:]
+    assert any(line.startswith("write: ") and line.endswith("(100%)") for line in out.stderr.splitlines()), out.stderr

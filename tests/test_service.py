@@ -7,6 +7,7 @@ re-running each result's Cypher, relay filters, gap semantics, sessions and the 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -324,11 +325,16 @@ def test_cli_ask_batch_json_and_report(graph, tmp_path):
     qfile = tmp_path / "q.txt"
     questions = ["Which suppliers lack a termination clause?", "哪些供应商缺少不可抗力条款？", "  odd   spacing?  "]
     qfile.write_text("\n".join(questions) + "\n", encoding="utf-8")
+    env = dict(os.environ, CLAUSEGRAPH_LOG_DIR=str(tmp_path / "log"))
     out = subprocess.run([sys.executable, "-m", "core", "ask", "--batch", str(qfile), "--json"],
-                         capture_output=True, text=True, timeout=600)
+                         capture_output=True, text=True, timeout=600, env=env)
     assert out.returncode == 0, out.stderr
     lines = [json.loads(line) for line in out.stdout.splitlines() if line.strip()]
     assert [r["question"] for r in lines] == questions
+    # the one-shot process loaded the model for its first question only: that one is logged as cold
+    logged = [json.loads(line) for f in sorted((tmp_path / "log").glob("requests-*.jsonl"))
+              for line in f.read_text(encoding="utf-8").splitlines()]
+    assert [e["cold"] for e in logged] == [True, False, False], [(e["question"], e["cold"]) for e in logged]
     for r in lines:
         assert {"question", "mode", "cypher", "params", "answer", "rows", "evidence", "subgraph", "timings_ms",
                 "warnings"} <= set(r)

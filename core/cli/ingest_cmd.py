@@ -7,6 +7,7 @@ from pathlib import Path
 
 from core.cli import UserError
 from core.config import PROJECT_ROOT
+from core.progress import stage_progress
 
 DEMO_DIR = PROJECT_ROOT / "data" / "demo"
 
@@ -40,30 +41,12 @@ def register(sub) -> None:
     p.set_defaults(func=run_stats)
 
 
-def _bar():
-    from tqdm import tqdm
-
-    bars: dict[str, tqdm] = {}
-
-    def progress(stage: str, done: int, total: int) -> None:
-        bar = bars.get(stage)
-        if bar is None:
-            bar = bars[stage] = tqdm(total=total, desc=stage, unit="item", file=sys.stderr, leave=False)
-        bar.total = total
-        bar.n = done
-        bar.refresh()
-        if done >= total:
-            bar.close()
-
-    return progress
-
-
 def _ingest(path: Path, reset: bool, as_json: bool) -> int:
     from core.ingest.pipeline import ingest_corpus
 
     if not path.is_dir():
         raise UserError(f"corpus folder not found: {path}")
-    report = ingest_corpus(path, reset=reset, progress=None if as_json else _bar())
+    report = ingest_corpus(path, reset=reset, progress=None if as_json else stage_progress())
     if as_json:
         print(json.dumps(report.to_dict(), ensure_ascii=False, indent=2))
     else:

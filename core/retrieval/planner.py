@@ -246,7 +246,9 @@ def link_clause_types(question: str) -> tuple[list[str], dict[str, str], str | N
                 named.append(phrase)
     t = TOPIC.search(question)
     if t:
-        topic = (t.group(2) or t.group(3) or "").strip(" ?.!。？")
+        # "关于数据备份的条款": the topic is 数据备份; "的条款" only says clauses are wanted and,
+        # searched for, ranks any clause that repeats 条款 (the re-ranker's term coverage)
+        topic = ZH_TOPIC_TAIL.sub("", (t.group(2) or t.group(3) or "").strip(" ?.!。？")) or None
         if topic and not found:
             tl = topic.lower()
             for phrase, tname, weight in _type_phrases_longest_first():
@@ -371,6 +373,7 @@ COUNTS_AGREEMENTS = re.compile(
     r"\b(how many|number of|count)\s+(?:\S+\s+){0,2}?(agreements?|contracts?|slas?)\b|多少(份|个)?(协议|合同)|"
     r"(协议|合同)\S{0,4}?(几份|多少份)|几份(协议|合同)", re.I)
 LAW_WORDS = re.compile(r"\blaws?\b|governed|jurisdiction|法律|管辖|适用", re.I)
+ZH_TOPIC_TAIL = re.compile(r"(?:的)?(?:条款|规定|条文|内容|约定)?(?:有哪些|是什么|吗|呢)?[?？。!！]*$")
 ABOUT_WORDS = re.compile(r"\b(about|regarding|concerning|mention)", re.I)
 ALL_WORDS = re.compile(r"\b(all|every|each)\b|所有|全部")
 # an apostrophe after a letter is a possessive ("suppliers' clauses"), not an opening quote
@@ -950,13 +953,16 @@ def read_conditions(f: QuestionFacts, rest: str, vocab: Vocabulary) -> QuestionF
 
 
 def _type_by_meaning(f: QuestionFacts, rest: str) -> tuple[str | None, str]:
-    """The type the question describes by embedding similarity (one embedding, English only)."""
+    """The type the question describes by embedding similarity (one model call, English only)."""
     if CJK.search(rest) or f.meaning_tried:
         return None, ""
     f.meaning_tried = True   # at most one question embedding for linking
     masked = [ph for key in ("countries", "industries", "cities", "governing_law")
               for ph in (f.linked.get(key) or {}).values()]
-    tname, _sim, why = cond.type_by_meaning(cond.meaning_text(rest, masked))
+    # what the question asks for first ("what do we get back" when a supplier misses uptime),
+    # then the whole question
+    tname, _sim, why = cond.type_by_meaning_first([cond.meaning_text(cond.main_clause(rest), masked),
+                                                    cond.meaning_text(rest, masked)])
     return tname, why
 
 

@@ -79,6 +79,7 @@ def ask(question: str, mode: str = "auto", session: str | None = None, db: Datab
             return llm_result
 
     t0 = time.perf_counter()
+    result.cold_start = not _models_ready
     _ensure_models()
     result.timings_ms["load_models"] = _ms(t0)
     t0 = time.perf_counter()

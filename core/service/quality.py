@@ -50,6 +50,8 @@ class RequestLogSummary:
     mode_mix: list[dict] = field(default_factory=list)        # {mode, requests}, most first
     warning_rate: list[dict] = field(default_factory=list)    # {mode, warned}: share with warnings
     llm_usage: list[dict] = field(default_factory=list)       # per mode: tokens and retries, sum and mean
+    cold_count: int = 0                  # requests that paid the one-time model load, kept out of the above
+    cold_p50_total_ms: float | None = None
 
     @property
     def count(self) -> int:
@@ -84,18 +86,37 @@ def _stage_latency(entries: list[dict]) -> list[dict]:
             for name, q in (("P50", .5), ("P95", .95)) for stage, values in sorted(stages.items())]
 
 
+COLD_LOAD_MS = 500.0   # log lines written before the "cold" flag: a model load this long was one
+
+
+def is_cold(entry: dict) -> bool:
+    """A request that loaded the model (the first question of a process, e.g. a one-shot CLI
+    `ask`): seconds of one-time cost that would swamp the latency a warm server gives."""
+    if "cold" in entry:
+        return bool(entry["cold"])
+    return float((entry.get("timings_ms") or {}).get("load_models") or 0) >= COLD_LOAD_MS
+
+
+def _total(entry: dict) -> float | None:
+    return (entry.get("timings_ms") or {}).get("total")
+
+
 def request_log_summary(limit: int = 1000) -> RequestLogSummary:
-    """The engineering view of the newest `limit` requests."""
+    """The engineering view of the newest `limit` requests; latency figures are warm requests
+    only, cold ones are counted apart."""
     entries = read_log(limit=limit)
     rows = [_request_row(e) for e in entries]
-    totals = [t for e in entries if (t := (e.get("timings_ms") or {}).get("total"))]
+    warm = [e for e in entries if not is_cold(e)]
+    totals = [t for e in warm if (t := _total(e))]
+    cold_totals = [t for e in entries if is_cold(e) and (t := _total(e))]
     n = len(rows) or 1
     groups = _by_mode(rows)
     mix = sorted(((m, len(g)) for m, g in groups.items()), key=lambda kv: -kv[1])
     return RequestLogSummary(
         requests=rows, p50_total_ms=percentile(totals, .5), p95_total_ms=percentile(totals, .95),
         warned_share=sum(r["warnings"] > 0 for r in rows) / n, empty_share=sum(r["rows"] == 0 for r in rows) / n,
-        stage_latency=_stage_latency(entries),
+        stage_latency=_stage_latency(warm),
+        cold_count=len(entries) - len(warm), cold_p50_total_ms=percentile(cold_totals, .5),
         mode_mix=[{"mode": m, "requests": c} for m, c in mix],
         warning_rate=[{"mode": m, "warned": sum(r["warnings"] > 0 for r in g) / len(g)} for m, g in groups.items()],
         llm_usage=[{"mode": m, "tokens (sum)": sum(r["tokens"] for r in g), "tokens (mean)": sum(r["tokens"] for r in g) / len(g),

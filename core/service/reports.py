@@ -241,8 +241,9 @@ def gap_report(required: list[str] | tuple = DEFAULT_REQUIRED, countries=(), ind
     return _report(db, _gap_query(required, countries, industries, cities, min_spend, max_spend, year, db), limit)
 
 
-def _report(db: Database, gq: GapQuery, limit: int | None) -> GapReport:
-    cypher = qr.gap_matrix(gq.active, gq.params["spend_key"])
+def _report(db: Database, gq: GapQuery, limit: int | None, cypher: str | None = None) -> GapReport:
+    """`cypher`: a query for the same rows as `gap_matrix`'s first `limit` (gap_summary's)."""
+    cypher = cypher or qr.gap_matrix(gq.active, gq.params["spend_key"])
     params = used_params(cypher, {**gq.params, "limit": limit if limit is not None else ALL_ROWS})
     report = GapReport(required=gq.required, spend_year=gq.spend_year, cypher=cypher, params=params,
                        currency=gq.currency, filters=gq.filters)
@@ -308,9 +309,12 @@ def gap_summary(required: list[str] | tuple = DEFAULT_REQUIRED, countries=(), in
                 db: Database | None = None, page_size: int = 50) -> GapSummary:
     db = db or get_database()
     gq = _gap_query(required, countries, industries, cities, min_spend, max_spend, year, db)
-    cypher = qr.gap_totals(gq.active, gq.params["spend_key"])
+    cypher = qr.gap_totals(gq.active, gq.params["spend_key"], len(gq.required))
     t = db.read(cypher, used_params(cypher, gq.params))[0]
-    first = _report(db, gq, page_size)
+    # with a page's worth of companies with gaps, the first page holds only those: found from indexes
+    only_gaps = 0 < page_size <= int(t["with_gaps"])
+    page = qr.gap_first_page(gq.active, gq.params["spend_key"], bool(t["gaps_without_spend"])) if only_gaps else None
+    first = _report(db, gq, page_size, page)
     return GapSummary(first, int(t["companies"]), int(t["with_gaps"]), float(t["spend_at_risk"] or 0),
                       dict(zip(gq.required, map(int, t["missing_by_type"]))),
                       dict(zip(gq.required, map(int, t["review_by_type"]))))

@@ -160,3 +160,20 @@ def test_scrub_masks_the_local_password_without_creating_one(tmp_path, monkeypat
     out = scrub('{"error": "auth failed for neo4j/Zq3-local-generated-pw"}')
     assert "Zq3-local-generated-pw" not in out and "[redacted]" in out
     assert scrub("api_key=sk-abcdefghijkl") == "[redacted]"
+
+
+def test_cold_requests_are_counted_apart_from_warm_latency(tmp_path, monkeypatch):
+    """A one-shot CLI question pays the model load (seconds); mixed into the P95 it would hide what
+    a warm server answers in. Old log lines without the flag are judged by their model-load stage."""
+    monkeypatch.setenv("CLAUSEGRAPH_LOG_DIR", str(tmp_path / "log"))
+    settings.cache_clear()
+    warm = [{"ts": f"w{i}", "mode": "attribute", "cold": False, "timings_ms": {"load_models": 0.0, "total": t}}
+            for i, t in enumerate([40.0, 50.0, 60.0])]
+    cold = [{"ts": "c0", "mode": "attribute", "cold": True, "timings_ms": {"load_models": 9000.0, "total": 9100.0}},
+            {"ts": "c1", "mode": "relay", "timings_ms": {"load_models": 7000.0, "total": 7200.0}}]   # no flag: old line
+    _write_log(tmp_path / "log", warm + cold)
+    s = service.request_log_summary()
+    assert s.count == 5 and s.cold_count == 2
+    assert s.p95_total_ms == pytest.approx(np.percentile([40.0, 50.0, 60.0], 95))
+    assert s.cold_p50_total_ms == pytest.approx(8150.0)
+    assert max(r["ms"] for r in s.stage_latency if r["stage"] == "total") <= 60.0

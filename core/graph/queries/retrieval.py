@@ -150,13 +150,32 @@ ORDER BY co.name, s.id
 LIMIT $limit"""
 
 
-def clause_type_clauses() -> str:
-    """Clause-type pivot: a type's clauses across agreements, with company context.
+def clause_type_clauses(start: str = "companies") -> str:
+    """Clause-type pivot: a type's clauses across agreements, with company context, the first
+    `$limit` by company name, agreement and position.
 
-    Companies are read in name order from the name index, so with thousands of suppliers
-    only as many are visited as it takes to fill `$limit` rows (no sort of every clause).
+    Two plans with the same rows, chosen by how common the types are (`ClauseTypeRetriever`):
+    * "companies": companies in name order from the name index, only those whose precomputed
+      type list (`co.clause_types`, every type of an OF_TYPE edge of theirs, kept by ingest and
+      corrections) holds an asked type, until `$limit` rows are filled: a common type stops
+      after a few hundred companies;
+    * "types": from the asked ClauseType nodes to their clauses, then the first `$limit`: a
+      rare type reads its few clauses instead of every company's type list.
+    A company without the precomputed list (a graph loaded before it existed) is walked.
     """
+    if start == "types":
+        return f"""MATCH (asked:ClauseType)<-[:OF_TYPE]-(c:Clause) WHERE asked.name IN $types
+WITH DISTINCT c
+MATCH (co:Company)-[:HAS_SLA]->(s:SLA)-[:HAS_CLAUSE]->(c)
+WHERE co.name IS NOT NULL
+WITH co, s, c ORDER BY co.name, s.id, c.position LIMIT $limit
+{BEST_TYPE_OF_ASKED}
+{CLAUSE_RETURN}
+ORDER BY company, sla_id, position"""
+    if start != "companies":
+        raise ValueError(f"unknown start {start!r}: 'companies' or 'types'")
     return f"""MATCH (co:Company) WHERE co.name IS NOT NULL
+  AND (co.clause_types IS NULL OR any(held IN co.clause_types WHERE held IN $types))
 WITH co ORDER BY co.name
 MATCH (co)-[:HAS_SLA]->(s:SLA)-[:HAS_CLAUSE]->(c:Clause)
 {BEST_TYPE_OF_ASKED}
@@ -182,7 +201,7 @@ def type_gaps(active, match: str = "all", spend="spend_latest") -> str:
     """Gap query: companies whose agreements have no confident clause of the required types.
 
     Reads the per-company type sets and counts that ingestion and manual corrections keep up
-    to date (one node per company instead of every clause), through CONFIDENT_TYPES: the one
+    to date (one node per company instead of every clause), through `confident_types`: the one
     definition of a gap (core.gaps) that the gap report uses too. Companies without any
     agreement are not gaps; they are answered by `no_agreement`.
     """
@@ -190,7 +209,7 @@ def type_gaps(active, match: str = "all", spend="spend_latest") -> str:
     selected = "size(missing) > 0" if match == "any" else "size(missing) = size($types)"
     return f"""MATCH (co:Company)
 {where(conds)}
-{CONFIDENT_TYPES}
+{confident_types()}
 WITH co, review_types, [required IN $types WHERE NOT required IN confident] AS missing
 WHERE {selected}
 WITH co, review_types, missing, co.{spend_prop(spend)} AS spend
@@ -206,11 +225,25 @@ ORDER BY spend DESC, company"""
 # met (`confident`) when at least one of its clauses is not a low-confidence automatic one;
 # `review_types` are the types whose only evidence is low-confidence: typed below the review
 # threshold, or only MAY_BE. Read by the gap question and by the gap report alike.
-CONFIDENT_TYPES = """WITH co, coalesce(co.clause_types, []) AS typed, coalesce(co.clause_type_counts, []) AS n_typed,
+# Only the asked types (`$types`) are looked at: over 100,000 suppliers a pass over every type a
+# company carries cost more than reading its properties (`confident` holds asked types only).
+def met_types(*carry: str) -> str:
+    """`confident` (and `typed`, the company's type list) per company, keeping `carry` columns."""
+    keep = "".join(f", {c}" for c in carry)
+    return f"""WITH co{keep}, coalesce(co.clause_types, []) AS typed, coalesce(co.clause_type_counts, []) AS n_typed,
      coalesce(co.clause_type_low_confidence, []) AS n_low
-WITH co, [i IN range(0, size(typed) - 1) WHERE n_typed[i] > coalesce(n_low[i], 0) | typed[i]] AS confident,
-     [i IN range(0, size(typed) - 1) WHERE n_typed[i] <= coalesce(n_low[i], 0) | typed[i]]
+WITH co{keep}, typed, n_typed, n_low, [i IN range(0, size(typed) - 1) WHERE typed[i] IN $types] AS asked
+WITH co{keep}, typed, n_typed, n_low, asked,
+     [i IN asked WHERE n_typed[i] > coalesce(n_low[i], 0) | typed[i]] AS confident"""
+
+
+def confident_types(*carry: str) -> str:
+    """`met_types` plus `review_types` (asked types with only low-confidence evidence, and MAY_BE types)."""
+    keep = "".join(f", {c}" for c in carry)
+    return met_types(*carry) + f"""
+WITH co{keep}, typed, confident, [i IN asked WHERE n_typed[i] <= coalesce(n_low[i], 0) | typed[i]]
        + coalesce(co.clause_types_review, []) AS review_types"""
+
 
 # "Only low-confidence evidence" apart from "none": of a company's missing types, those with
 # review evidence, with the clauses that carry it (low-confidence OF_TYPE or MAY_BE).
@@ -251,7 +284,11 @@ LIMIT $limit""".replace("\n\n", "\n")
 
 
 def no_agreement(active, spend="spend_latest") -> str:
-    conds = company_conditions(active, spend) + ["NOT EXISTS { MATCH (co)-[:HAS_SLA]->(:SLA) }"]
+    """Suppliers without any agreement. The precomputed `n_agreements` (the gap report's scope)
+    rules out the others before their relationships are read (inside CASE, or the planner tests
+    the relationships first): over 100,000 suppliers that walked half a million of them."""
+    conds = company_conditions(active, spend) + [
+        "CASE WHEN coalesce(co.n_agreements, 0) > 0 THEN false ELSE NOT EXISTS { MATCH (co)-[:HAS_SLA]->(:SLA) } END"]
     return f"""MATCH (co:Company)
 {where(conds)}
 RETURN co.name AS company, co.country AS country, co.industry AS industry, co[$spend_key] AS spend
