@@ -209,8 +209,16 @@ def test_ask_in_a_real_browser(streamlit_server, browser):
         "Array.from(document.querySelectorAll('iframe')).some(f => { try { "
         "return !!f.contentDocument.querySelector('#mynetwork canvas') } catch (e) { return false } })"),
         60, "the subgraph canvas")
+    _settle(browser, "the answer and its graph")
     time.sleep(2.5)  # let the physics layout settle for the screenshot
     text = page_text()
+    # labels as drawn, after the graph was fitted into its frame: font size times the zoom scale
+    from core.ui.display import EDGE_FONT_PX, NODE_FONT_PX
+
+    scale = browser.eval("Array.from(document.querySelectorAll('iframe')).map(f => { try { "
+                         "return f.contentWindow.network.getScale() } catch (e) { return null } })"
+                         ".filter(x => x !== null)[0]")
+    assert scale and scale * NODE_FONT_PX >= 11 and scale * EDGE_FONT_PX >= 8, (scale, len(expected.evidence))
 
     # what the analyst sees: the answer (with its citations), the Cypher, the evidence
     assert "Answer" in text and "Cypher that ran" in text and "Subgraph" in text
