@@ -108,3 +108,24 @@ def wait_for_quiet(pid: int | None, max_s: float = 120.0, cpu_pct: float = 15.0,
     except (psutil.Error, OSError):
         pass
     return round(time.perf_counter() - t0, 1)
+
+
+def cpu_seconds(pid: int | None = None) -> float | None:
+    """CPU seconds (user + system, all threads) a process has used: this one (the product's
+    Python side) when `pid` is None, else another one, e.g. Neo4j (psutil reads /proc/<pid>/stat)."""
+    if pid is None:
+        return time.process_time()
+    try:
+        t = psutil.Process(pid).cpu_times()
+        return t.user + t.system
+    except (psutil.Error, OSError):
+        return None
+
+
+def cpu_ceiling(cpu_ms_per_question: float | None, cores: int | None = None) -> float | None:
+    """Questions per second the machine could serve if every core did nothing but answer:
+    cores / CPU seconds one question costs (Python + Neo4j). Unlike cores / wall time it does
+    not count waiting (network, locks, an idle core during a single-threaded stage) as cost."""
+    if not cpu_ms_per_question:
+        return None
+    return round((cores or os.cpu_count() or 1) / (cpu_ms_per_question / 1000), 1)

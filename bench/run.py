@@ -256,8 +256,10 @@ MODES = ["document", "clause_type", "attribute_gap", "attribute_clauses", "relay
 PEER_MODES = {"relay", "hybrid"}
 
 
-def measure_queries(db, reps: int, seed: int) -> dict:
-    from bench.measure import percentiles
+def measure_queries(db, reps: int, seed: int, neo4j_pid: int | None = None) -> dict:
+    """P50/P95 per mode (ours, and the peer beside relay and hybrid), and the CPU seconds each of
+    our questions used, in this process and in Neo4j (`neo4j_pid`): the CPU-time ceiling's input."""
+    from bench.measure import cpu_seconds, percentiles
     from bench.peer import Peer
     from core.embeddings import get_embedder
     from core.service import ask
@@ -270,12 +272,15 @@ def measure_queries(db, reps: int, seed: int) -> dict:
     out = {}
     for mode in MODES:
         ours, theirs, rows_ours, rows_peer, used_modes, stages, peer_embed = [], [], [], [], {}, {}, []
+        cpu_py, cpu_neo = [], []
         warm = [maker.make(mode, variant=i) for i in range(4)]  # every wording's query shape is planned once
         timed = [maker.make(mode) for _ in range(reps)]
         for idx, item in enumerate(warm + timed):
-            t0 = time.perf_counter()
+            c_py, c_neo, t0 = cpu_seconds(), cpu_seconds(neo4j_pid) if neo4j_pid else None, time.perf_counter()
             res = ask(item["q"], mode=item["mode"], db=db, log=False)
             ms_ours = (time.perf_counter() - t0) * 1000
+            c_py = (cpu_seconds() - c_py) * 1000
+            c_neo = (cpu_seconds(neo4j_pid) - c_neo) * 1000 if c_neo is not None else None
             ms_peer = n_peer = None
             if mode in PEER_MODES:
                 t0 = time.perf_counter()
@@ -286,6 +291,9 @@ def measure_queries(db, reps: int, seed: int) -> dict:
             if idx < len(warm):
                 continue
             ours.append(ms_ours)
+            cpu_py.append(c_py)
+            if c_neo is not None:
+                cpu_neo.append(c_neo)
             for stage, ms in res.timings_ms.items():
                 stages.setdefault(stage, []).append(ms)
             rows_ours.append(len(res.evidence))
@@ -299,6 +307,10 @@ def measure_queries(db, reps: int, seed: int) -> dict:
                  # where our time goes: median ms of each stage the service times (plan, embed, count,
                  # search, query, compose; "total" is the service's own wall time)
                  "ours_stages_p50": {k: percentiles(v)["p50"] for k, v in sorted(stages.items())}}
+        # CPU ms per question (means; the process clocks tick at 10 ms, so only means are meaningful)
+        entry["ours_cpu_ms"] = {"python": round(sum(cpu_py) / max(len(cpu_py), 1), 2),
+                                "neo4j": round(sum(cpu_neo) / len(cpu_neo), 2) if cpu_neo else None}
+        entry["ours_cpu_ms"]["total"] = round(entry["ours_cpu_ms"]["python"] + (entry["ours_cpu_ms"]["neo4j"] or 0), 2)
         if "rerank" in stages:  # the learned re-ranking after the query (relay, hybrid), part of P95 above
             entry["rerank_ms"] = percentiles(stages["rerank"])
         if theirs:
@@ -336,8 +348,37 @@ def measure_gap(db, reps: int) -> dict:
             "full_rows": len(rep.rows), "required": rep.required}
 
 
-def measure_concurrency(db, clients: int, total: int, seed: int) -> dict:
-    from bench.measure import percentiles
+def throughput_ceilings(queries: dict, cores: int | None = None) -> dict:
+    """What the machine could serve at best, from the single-client run (`measure_queries`): cores /
+    mean wall time per question (the old figure: it counts waiting as cost) and cores / mean CPU
+    seconds per question, Python and Neo4j together (the tighter one: work the cores must do)."""
+    from bench.measure import cpu_ceiling
+
+    cores = cores or os.cpu_count() or 1
+    wall = [m["ours"]["mean"] for m in queries.values() if m["ours"]["mean"]]
+    cpu = [m["ours_cpu_ms"]["total"] for m in queries.values() if (m.get("ours_cpu_ms") or {}).get("total")]
+    neo = [m["ours_cpu_ms"]["neo4j"] for m in queries.values() if (m.get("ours_cpu_ms") or {}).get("neo4j") is not None]
+    service_ms = sum(wall) / len(wall) if wall else None
+    cpu_ms = sum(cpu) / len(cpu) if cpu else None
+    return {"cores": cores, "single_client_mean_ms": round(service_ms, 2) if service_ms else None,
+            "ceiling_qps": round(cores / (service_ms / 1000), 1) if service_ms else None,
+            "cpu_ms_per_question": round(cpu_ms, 2) if cpu_ms else None,
+            "neo4j_cpu_ms_per_question": round(sum(neo) / len(neo), 2) if neo else None,
+            "cpu_ceiling_qps": cpu_ceiling(cpu_ms, cores)}
+
+
+def share_of_ceilings(achieved_qps: float | None, ceilings: dict) -> dict:
+    """Achieved throughput as a share of each ceiling (None where a figure is missing)."""
+    def share(key):
+        top = ceilings.get(key)
+        return round(achieved_qps / top, 2) if achieved_qps and top else None
+    return {"share_of_ceiling": share("ceiling_qps"), "share_of_cpu_ceiling": share("cpu_ceiling_qps")}
+
+
+def measure_concurrency(db, clients: int, total: int, seed: int, neo4j_pid: int | None = None) -> dict:
+    """`clients` threads asking `total` questions; with `neo4j_pid`, also the CPU used per question
+    under that load (Python + Neo4j), to compare with the single-client CPU cost."""
+    from bench.measure import cpu_seconds, percentiles
     from core.service import ask
 
     maker = QuestionMaker(db, seed + 1)
@@ -357,13 +398,17 @@ def measure_concurrency(db, clients: int, total: int, seed: int) -> dict:
             if err:
                 errors.append(err)
 
-    t0 = time.perf_counter()
+    c_py, c_neo, t0 = cpu_seconds(), cpu_seconds(neo4j_pid) if neo4j_pid else None, time.perf_counter()
     with ThreadPoolExecutor(max_workers=clients) as pool:
         list(pool.map(one, items))
     wall = time.perf_counter() - t0
+    c_py = cpu_seconds() - c_py
+    c_neo = cpu_seconds(neo4j_pid) - c_neo if c_neo is not None else None
     return {"clients": clients, "questions": total, "wall_s": round(wall, 2),
             "throughput_qps": round(total / wall, 2), "latency_ms": percentiles(lat), "errors": len(errors),
-            "error_samples": errors[:5]}
+            "error_samples": errors[:5],
+            "cpu_ms_per_question": {"python": round(c_py * 1000 / total, 2),
+                                    "neo4j": round(c_neo * 1000 / total, 2) if c_neo is not None else None}}
 
 
 # --------------------------------------------------------------------------- report
@@ -485,6 +530,13 @@ def markdown(res: dict) -> str:
     if cc:
         lines += ["## Concurrency", "", f"{cc['clients']} clients, {cc['questions']} mixed questions: "
                   f"{cc['throughput_qps']} questions/s, P95 {cc['latency_ms']['p95']} ms, errors {cc['errors']}.", ""]
+        ce = cc.get("ceilings")
+        if ce and ce.get("ceiling_qps"):
+            lines += [f"Ceiling on {ce['cores']} cores: {ce['ceiling_qps']} q/s from single-client wall time "
+                      f"({ce['single_client_mean_ms']} ms a question; reached {cc.get('share_of_ceiling')}), "
+                      f"{_fmt(ce.get('cpu_ceiling_qps'))} q/s from CPU time ({_fmt(ce.get('cpu_ms_per_question'))} "
+                      f"CPU ms a question, Neo4j {_fmt(ce.get('neo4j_cpu_ms_per_question'))}; reached "
+                      f"{_fmt(cc.get('share_of_cpu_ceiling'))}).", ""]
     s = res.get("soak")
     if s:
         lines += ["## Soak (demo corpus)", "", f"{s['clients']} clients, {s['questions']} questions: "
@@ -604,7 +656,7 @@ def main(argv: list[str] | None = None) -> int:
         res["queries_waited_for_quiet_s"] = wait_for_quiet(inst.pid)
         log(f"  waited {res['queries_waited_for_quiet_s']} s for Neo4j to finish background work after the load")
         log(f"query latency: {args.reps} questions per mode, ours and neo4j-graphrag interleaved")
-        res["queries"] = measure_queries(db, args.reps, args.seed)
+        res["queries"] = measure_queries(db, args.reps, args.seed, neo4j_pid=inst.pid)
         sampler.set_phase("gap_report")
         res["gap_report"] = measure_gap(db, args.gap_reps)
         log(f"  gap report: P95 {res['gap_report']['latency_ms']['p95']} ms over {res['gap_report']['companies']} suppliers")
@@ -612,7 +664,11 @@ def main(argv: list[str] | None = None) -> int:
         # 5. concurrency on the large graph
         sampler.set_phase("concurrency")
         log(f"concurrency: {args.clients} clients, {args.concurrent_questions} questions")
-        res["concurrency"] = measure_concurrency(db, args.clients, args.concurrent_questions, args.seed)
+        res["concurrency"] = measure_concurrency(db, args.clients, args.concurrent_questions, args.seed,
+                                                 neo4j_pid=inst.pid)
+        res["concurrency"]["ceilings"] = throughput_ceilings(res["queries"])
+        res["concurrency"].update(share_of_ceilings(res["concurrency"]["throughput_qps"],
+                                                    res["concurrency"]["ceilings"]))
         log(f"  {res['concurrency']['throughput_qps']} q/s, P95 {res['concurrency']['latency_ms']['p95']} ms, "
             f"errors {res['concurrency']['errors']}")
 

@@ -82,6 +82,12 @@ def test_bench_quick_run(local_neo4j, db, tmp_path):
 
     c = res["concurrency"]
     assert c["errors"] == 0 and _positive(c["throughput_qps"]) and _positive(c["latency_ms"]["p95"])
+    # two ceilings from the single-client run: cores / wall time and cores / CPU time (Python + Neo4j)
+    assert all(_positive(e["ours_cpu_ms"]["total"]) and e["ours_cpu_ms"]["neo4j"] is not None for e in q.values())
+    ce = c["ceilings"]
+    assert _positive(ce["ceiling_qps"]) and _positive(ce["cpu_ceiling_qps"]) and _positive(ce["cpu_ms_per_question"])
+    assert _positive(c["share_of_ceiling"]) and _positive(c["share_of_cpu_ceiling"])
+    assert _positive(c["cpu_ms_per_question"]["python"]) and c["cpu_ms_per_question"]["neo4j"] is not None
     s = res["soak"]
     assert s["errors"] == 0 and s["questions"] == 24 and _positive(s["throughput_qps"])
     assert all(_positive(s["rss_mb"][k]) for k in ("start", "middle", "end"))
@@ -90,4 +96,4 @@ def test_bench_quick_run(local_neo4j, db, tmp_path):
 
     names = {t["name"] for t in res["targets"]}
     assert "write stage vs naive MERGE-per-row" in names and all(isinstance(t["pass"], bool) for t in res["targets"])
-    assert "## Query latency" in md and "| relay |" in md and "## Targets" in md
+    assert "## Query latency" in md and "| relay |" in md and "## Targets" in md and "from CPU time" in md

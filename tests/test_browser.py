@@ -10,6 +10,7 @@ import base64
 import contextlib
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -215,9 +216,7 @@ def test_ask_in_a_real_browser(streamlit_server, browser):
     # labels as drawn, after the graph was fitted into its frame: font size times the zoom scale
     from core.ui.display import EDGE_FONT_PX, NODE_FONT_PX
 
-    scale = browser.eval("Array.from(document.querySelectorAll('iframe')).map(f => { try { "
-                         "return f.contentWindow.network.getScale() } catch (e) { return null } })"
-                         ".filter(x => x !== null)[0]")
+    scale = _graph_view(browser)["scale"]
     assert scale and scale * NODE_FONT_PX >= 11 and scale * EDGE_FONT_PX >= 8, (scale, len(expected.evidence))
 
     # what the analyst sees: the answer (with its citations), the Cypher, the evidence
@@ -367,6 +366,18 @@ def _settle(browser, what: str) -> None:
     wait_for(stable, 120, f"{what} to finish drawing", interval=1.0)
 
 
+GRAPH_VIEW = """Array.from(document.querySelectorAll('iframe')).map(f => { try { const n = f.contentWindow.network;
+    if (!n || !f.contentWindow.graphReady) return null;
+    return {nodes: n.body.data.nodes.length, scale: n.getScale(),
+            labelled: n.body.data.nodes.get().filter(x => (x.label || '').trim()).length}; }
+    catch (e) { return null; } }).filter(x => x)[0] || null"""
+
+
+def _graph_view(browser) -> dict:
+    """The drawn graph once its final view is set: node count, zoom scale, labelled nodes."""
+    return wait_for(lambda: browser.eval(GRAPH_VIEW), 60, "the graph's final view")
+
+
 def _cut_off(browser) -> list:
     return browser.eval(CUT_OFF) or []
 
@@ -454,6 +465,30 @@ def test_screenshots_of_every_page_on_a_laptop(streamlit_server, browser):
     browser.send("Page.navigate", url=url + "explore")
     wait_for(lambda: "Show labels" in (browser.eval("document.body.innerText") or ""), 120, "the explore page")
     assert browser.eval("!!document.querySelector('.st-key-explore_show_labels input:checked')")
+    from core.ui.display import EXPLORE_NODE_CAP, NODE_FONT_PX
+
+    _settle(browser, "the explore page")
+    wait_for(lambda: browser.eval("(() => { const b = Array.from(document.querySelectorAll('button'))"
+                                  ".find(b => b.innerText.trim() === 'Clause type'); if (b) b.click(); return !!b; })()"),
+             30, "the 'Clause type' start button")
+    wait_for(lambda: "Neighbourhood of clause type" in (browser.eval("document.body.innerText") or ""), 60,
+             "a clause type as the start")
+    _settle(browser, "the clause type's neighbourhood")
+    browser.eval("document.querySelector('[data-testid=\"stSlider\"] input[type=\"range\"]').focus()")
+    for kind in ("keyDown", "keyUp"):
+        browser.send("Input.dispatchKeyEvent", type=kind, key="ArrowRight", code="ArrowRight", windowsVirtualKeyCode=39)
+    wait_for(lambda: browser.eval("document.querySelector('[data-testid=\"stSlider\"] input[type=\"range\"]').value")
+             == "3", 30, "depth 3")
+    _settle(browser, "the depth-3 graph")
+    total = int(re.search(r"Neighbourhood of clause type .*? — (\d+) nodes", browser.eval("document.body.innerText")).group(1))
+    drawn = _graph_view(browser)
+    # at most the cap, every node labelled, the labels legible as drawn, and a way to the rest
+    assert drawn["nodes"] == min(total, EXPLORE_NODE_CAP) and drawn["labelled"] == drawn["nodes"], (drawn, total)
+    if total > EXPLORE_NODE_CAP:
+        assert f"Show {min(total - EXPLORE_NODE_CAP, EXPLORE_NODE_CAP)} more" in browser.eval("document.body.innerText")
+    assert drawn["scale"] * NODE_FONT_PX >= 9.5, drawn
+    assert _cut_off(browser) == [], _cut_off(browser)
+    _shot(browser, "page-explore-depth3-1280x800.png")
 
 
 def test_the_cut_off_check_finds_clipped_text(tmp_path, browser):

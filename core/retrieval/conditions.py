@@ -251,8 +251,8 @@ def type_by_meaning(text: str, vector=None) -> tuple[str | None, float, str]:
 
 
 def type_by_meaning_first(texts: list[str]) -> tuple[str | None, float, str]:
-    """The first of `texts` (what the question asks for, then the whole question) that links
-    a type by meaning; all embedded in one model call."""
+    """The first of `texts` (the whole question, then what it asks for) that links a type by
+    meaning; all embedded in one model call."""
     texts = [t for i, t in enumerate(texts) if t and not CJK.search(t) and t not in texts[:i]]
     if not texts:
         return None, 0.0, ""

@@ -959,10 +959,10 @@ def _type_by_meaning(f: QuestionFacts, rest: str) -> tuple[str | None, str]:
     f.meaning_tried = True   # at most one question embedding for linking
     masked = [ph for key in ("countries", "industries", "cities", "governing_law")
               for ph in (f.linked.get(key) or {}).values()]
-    # what the question asks for first ("what do we get back" when a supplier misses uptime),
-    # then the whole question
-    tname, _sim, why = cond.type_by_meaning_first([cond.meaning_text(cond.main_clause(rest), masked),
-                                                    cond.meaning_text(rest, masked)])
+    # the whole question first; when its words mix two types too evenly to link ("what do we
+    # get back when a supplier misses its uptime target"), what it asks for before "when"
+    tname, _sim, why = cond.type_by_meaning_first([cond.meaning_text(rest, masked),
+                                                    cond.meaning_text(cond.main_clause(rest), masked)])
     return tname, why
 
 

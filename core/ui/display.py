@@ -64,7 +64,27 @@ _EMPTY_HEADING = re.compile(r"<center>\s*<h1>\s*</h1>\s*</center>", re.S)
 
 
 NODE_FONT_PX = 16          # readable at 100% zoom on a laptop with 6-10 evidence items
-EDGE_FONT_PX = 12
+EDGE_FONT_PX = 13
+MIN_LABEL_PX = 10          # a graph fitted smaller than this zooms in to it instead (pan for the rest)
+
+# After the layout settles vis-network fits the whole graph into the frame, which shrinks the labels of
+# a big neighbourhood to a few pixels: zoom back in to the legible minimum around the same centre.
+# `graphReady` tells a reader (and the browser test) that the final view is drawn.
+_LEGIBLE_ZOOM = """<script>
+(function () {
+  var minScale = %(min_scale).4f;
+  function settle() {
+    if (network.getScale() < minScale) { network.moveTo({scale: minScale}); }
+    window.graphReady = true;
+  }
+  if (typeof network !== "undefined" && network) {
+    network.once("stabilized", settle);
+    setTimeout(function () { if (!window.graphReady) { settle(); } }, 5000);
+  }
+  else { window.graphReady = true; }
+})();
+</script>
+"""
 EXPLORE_NODE_CAP = 40      # Explore draws this many nodes first; "show more" adds as many again
 
 
@@ -126,7 +146,8 @@ def graph_html(subgraph: dict, height: int = 460, labels: bool = True) -> str:
     out = _CDN_TAGS.sub("", out)
     out = _EMPTY_HEADING.sub("", out)
     out = out.replace("border: 1px solid lightgray;", "border: 1px solid #d0d7de; border-radius: 6px;")
-    return out
+    zoom = _LEGIBLE_ZOOM % {"min_scale": MIN_LABEL_PX / NODE_FONT_PX}
+    return out.replace("</body>", zoom + "</body>", 1) if "</body>" in out else out + zoom
 
 
 def render_graph(subgraph: dict, height: int = 460, labels: bool = True) -> None:

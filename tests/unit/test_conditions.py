@@ -83,3 +83,29 @@ def test_meaning_threshold_is_calibrated_on_the_taxonomys_own_examples():
     chosen, loose = cond.calibrate_meaning(), cond.calibrate_meaning(0.0, 0.0)
     assert chosen["examples"] >= 60
     assert chosen["precision"] > loose["precision"] + 0.1 and chosen["recall"] > 0.2
+
+
+def test_meaning_keeps_the_measure_a_question_asks_for():
+    """'How fast' says a time is asked for (a response time): only the bare 'how' is scaffolding;
+    'under what circumstances' frames the question and says nothing about the clause."""
+    assert cond.meaning_text("How fast must the vendor respond to our tickets?", []) == "How fast must respond tickets"
+    assert cond.meaning_text("How can we get out of the Kaldera contract?", ["Kaldera"]) == "get out"
+    assert cond.meaning_text("Under what circumstances may we exit the arrangement?", []) == "exit"
+    assert cond.type_by_meaning("How fast must respond tickets")[0] == "Support"
+
+
+def test_a_clear_lead_links_at_a_lower_similarity():
+    assert cond._linked(0.50, 0.36, cond.MEANING_THRESHOLD, cond.MEANING_MARGIN)       # far ahead
+    assert not cond._linked(0.50, 0.45, cond.MEANING_THRESHOLD, cond.MEANING_MARGIN)   # neither near nor ahead
+    assert cond._linked(0.60, 0.55, cond.MEANING_THRESHOLD, cond.MEANING_MARGIN)
+
+
+def test_what_is_asked_for_links_when_the_whole_question_does_not():
+    """The whole question is read first; when it links nothing, what it asks for before "when"
+    ("money recover") still can; an empty text is skipped."""
+    q = "What money do we recover when the platform is down?"
+    assert cond.meaning_text(cond.main_clause(q), []) == "money recover"
+    assert cond.type_by_meaning_first(["receive if system goes offline", "money recover"])[0] == "Service Credits"
+    assert cond.type_by_meaning("receive if system goes offline")[0] is None
+    assert cond.type_by_meaning_first(["", "exit"])[0] == "Termination"
+    assert cond.type_by_meaning_first([]) == (None, 0.0, "")
