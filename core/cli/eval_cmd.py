@@ -108,6 +108,13 @@ def _add_questions(eval_sub) -> None:
     p.set_defaults(func=_run_questions)
 
 
+def results_name(corpus, questions) -> str:
+    """One results file per corpus *and* question set, so two sets asked of one corpus (gold and
+    paraphrases) never overwrite each other; a set named like its corpus keeps the corpus name."""
+    name = corpus.resolve().name
+    return name if questions.stem in {name, "questions"} else f"{name}-{questions.stem}"
+
+
 def _run_questions(args) -> int:
     from pathlib import Path
 
@@ -123,8 +130,7 @@ def _run_questions(args) -> int:
         summary = evaluate(corpus, questions, log=_progress)
     except QuestionsFormatError as exc:
         raise UserError(str(exc)) from exc
-    name = corpus.resolve().name
-    path = write_results(f"questions-{slug(name)}", dict(summary, questions_file=str(questions.resolve())))
+    path = write_results(f"questions-{slug(results_name(corpus, questions))}", dict(summary, questions_file=str(questions.resolve())))
     _progress(f"results written to {path}")
     print(json.dumps(summary, indent=2, ensure_ascii=False, default=str) if args.json else format_table(summary))
     return 0

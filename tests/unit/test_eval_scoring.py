@@ -99,3 +99,15 @@ def test_load_questions_errors(tmp_path):
         load_questions(path)
     path.write_text('{"question": "a", "expected": {"number": 1}}\n', encoding="utf-8")
     assert load_questions(path)[0]["id"] == "line1"
+
+
+def test_question_sets_on_one_corpus_get_their_own_results_file(tmp_path):
+    from pathlib import Path
+
+    from core.cli.eval_cmd import results_name
+
+    demo = tmp_path / "demo"
+    demo.mkdir()
+    assert results_name(demo, Path("eval/questions/demo.jsonl")) == "demo"
+    assert results_name(demo, demo / "questions.jsonl") == "demo"
+    assert results_name(demo, Path("eval/questions/paraphrase-demo.jsonl")) == "demo-paraphrase-demo"
