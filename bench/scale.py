@@ -133,6 +133,19 @@ def measure_size(db, inst, suppliers: int, clauses: int, args) -> dict:
     return entry
 
 
+def _keep_unmeasured_sizes(res: dict, args) -> None:
+    """With --reuse-loaded, sizes this run did not measure stay in the table from the previous run,
+    each marked with the run it comes from, so the growth table keeps its three sizes."""
+    if not (args.reuse_loaded and args.previous):
+        return
+    measured = {(s["suppliers"], s.get("clauses_per_agreement")) for s in res["sizes"]}
+    for size in args.previous.get("sizes", []):
+        if (size.get("suppliers"), size.get("clauses_per_agreement")) not in measured:
+            res["sizes"].append({**size, "from_run": size.get("from_run") or args.previous.get("generated_at")})
+            res["notes"].append(f"{size.get('suppliers'):,} suppliers: figures from the run of "
+                                f"{res['sizes'][-1]['from_run']} (not measured again in this run).")
+
+
 def _reused_load(db, suppliers: int, clauses: int, args) -> dict | None:
     """The previous run's ingest figures for this size, when the database still holds exactly that
     graph: queries are then measured on it as loaded, and the entry says where its ingest came from."""
@@ -189,7 +202,7 @@ def markdown(res: dict) -> str:
             lines.append(f"| {s['suppliers']:,} | — | failed: {s['error'][:120]} |")
             continue
         q = s["queries"]
-        cells = [f"{s['suppliers']:,}", f"{s['clauses']:,} ({s['clauses_per_agreement']}/agr.)",
+        cells = [f"{s['suppliers']:,}" + (f" (run of {s['from_run']})" if s.get("from_run") else ""), f"{s['clauses']:,} ({s['clauses_per_agreement']}/agr.)",
                  f"{s.get('write_clauses_per_s') or '—'}"
                  + (f" (load of {s['ingest']['reused_from']})" if (s.get("ingest") or {}).get("reused_from") else "")]
         cells += [f"{q[m]['ours']['p50']}/{q[m]['ours']['p95']}" if m in q else "—" for m in modes]
@@ -246,6 +259,7 @@ def main(argv: list[str] | None = None) -> int:
             _write(res, args, t0)
     finally:
         inst.close()
+    _keep_unmeasured_sizes(res, args)
     res["notes"] += [
         "Embeddings: each size embeds a sample of agreements for real and loads the rest with the sample's cached "
         "vectors plus small noise (bench/embedcache.py), as `make bench` does: index size and shape are real.",
