@@ -194,7 +194,7 @@ def markdown(res: dict) -> str:
     sizes = res["sizes"]
     modes = sorted({m for s in sizes for m in s.get("queries", {})})
     head = ["suppliers", "clauses", "write cl/s"] + [f"{m} P50/P95" for m in modes] + \
-        ["relay/peer P95", "hybrid/peer P95", "gap summary P95", "gap full P95", "8 cl. q/s", "16 cl. q/s",
+        ["relay 1st stage/peer P95", "hybrid 1st stage/peer P95", "gap summary P95", "gap full P95", "8 cl. q/s", "16 cl. q/s",
          "ceiling q/s", "CPU ceiling q/s", "8 cl. share wall/CPU", "store MB", "heap MB", "Python RSS MB"]
     lines += ["| " + " | ".join(head) + " |", "|" + "---:|" * len(head)]
     for s in sizes:

@@ -75,6 +75,7 @@ def test_bench_quick_run(local_neo4j, db, tmp_path):
         assert entry["ours"]["p50"] <= entry["ours"]["p95"] <= entry["ours"]["p99"]
     for mode in ("relay", "hybrid"):
         assert _positive(q[mode]["peer"]["p95"]) and _positive(q[mode]["ratio_p95"])
+        assert _positive(q[mode]["first_stage"]["p95"]) and _positive(q[mode]["ratio_p95_reranked"])
     # the structured modes were answered in the mode asked, with evidence
     for mode in ("document", "clause_type", "attribute_clauses"):
         assert q[mode]["ours_mean_evidence"] > 0, mode
