@@ -105,12 +105,13 @@ def measure_size(db, inst, suppliers: int, clauses: int, args) -> dict:
     log(f"== {suppliers:,} suppliers x {clauses} clauses")
     gen = generate(work / f"corpus-s{args.seed}-n{suppliers}-c{clauses}", suppliers, clauses, args.seed)
     entry["clauses"] = gen.clauses
-    sample_dir = subset_corpus(Path(gen.path), work / "scale-sample", min(args.embed_sample, suppliers))
-    model = get_embedder().model_name
-    cache_path = Path(args.cache_dir) / f"bench-{gen.key}-{model}-sample{args.embed_sample}.npy"
-    measure_embed(db, sample_dir, cache_path)
+    # checked before anything touches the database: the embed measurement below wipes it
     load = _reused_load(db, suppliers, gen.clauses, args) if args.reuse_loaded else None
     if load is None:
+        sample_dir = subset_corpus(Path(gen.path), work / "scale-sample", min(args.embed_sample, suppliers))
+        model = get_embedder().model_name
+        cache_path = Path(args.cache_dir) / f"bench-{gen.key}-{model}-sample{args.embed_sample}.npy"
+        measure_embed(db, sample_dir, cache_path)
         proxy = ProxyEmbedder(load_cache(cache_path, model) or {}, get_embedder())
         load = load_large(db, Path(gen.path), proxy)
     entry["ingest"] = load
