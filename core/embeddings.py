@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import threading
+from collections import OrderedDict
 from functools import lru_cache
 from typing import Sequence
 
@@ -17,6 +18,8 @@ import numpy as np
 from core.config import settings
 from core.errors import ClauseGraphError
 from core.progress import quiet_library_bars
+
+RECENT_VECTORS = 256
 
 
 class EmbeddingError(ClauseGraphError, RuntimeError):
@@ -55,6 +58,17 @@ class Embedder:
         self.dimension = int(self.model.get_embedding_dimension() if hasattr(self.model, "get_embedding_dimension")
                              else self.model.get_sentence_embedding_dimension())
         self._lock = threading.Lock()
+        # vectors the planner already computed for texts the search embeds next (one model call
+        # per question instead of two); bounded, newest kept
+        self._recent: OrderedDict[str, np.ndarray] = OrderedDict()
+
+    def remember(self, texts: Sequence[str], vectors: np.ndarray) -> None:
+        with self._lock:
+            for text, vector in zip(texts, vectors):
+                self._recent[text] = np.asarray(vector, dtype=np.float32)
+                self._recent.move_to_end(text)
+            while len(self._recent) > RECENT_VECTORS:
+                self._recent.popitem(last=False)
 
     def encode(self, texts: Sequence[str], batch_size: int | None = None) -> np.ndarray:
         if not texts:
@@ -66,7 +80,9 @@ class Embedder:
         return vecs.astype(np.float32)
 
     def encode_one(self, text: str) -> list[float]:
-        return self.encode([text])[0].tolist()
+        with self._lock:
+            known = self._recent.get(text)
+        return known.tolist() if known is not None else self.encode([text])[0].tolist()
 
 
 class OpenAIEmbedder:

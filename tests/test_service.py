@@ -356,3 +356,19 @@ def test_subgraph_links_evidence(graph):
     assert {"HAS_SLA", "HAS_CLAUSE", "OF_TYPE"} <= types
     ids = {n["id"] for n in r.subgraph["nodes"]}
     assert all(e["source"] in ids and e["target"] in ids for e in r.subgraph["edges"])
+
+
+def test_a_search_question_pays_one_model_call(graph, embedder):
+    """The planner's meaning linking embeds the question together with the text the search will
+    embed; the search then takes that vector instead of calling the model a second time."""
+    import numpy as np
+
+    from core import service
+    from core.embeddings import get_embedder
+
+    res = service.ask("the supplier restoring data after an outage", mode="hybrid", db=graph, log=False)
+    text = res.plan.params.text
+    assert text and res.evidence
+    shared = get_embedder()
+    assert text in shared._recent
+    assert np.allclose(shared._recent[text], shared.encode([text])[0], atol=1e-4)

@@ -250,15 +250,21 @@ def type_by_meaning(text: str, vector=None) -> tuple[str | None, float, str]:
     return None, s1, why
 
 
-def type_by_meaning_first(texts: list[str]) -> tuple[str | None, float, str]:
+def type_by_meaning_first(texts: list[str], search_texts: list[str | None] = ()) -> tuple[str | None, float, str]:
     """The first of `texts` (the whole question, then what it asks for) that links a type by
-    meaning; all embedded in one model call."""
+    meaning; all embedded in one model call, together with the texts the search may embed if
+    the question becomes a search (kept by the embedder, so the question pays one model call)."""
     texts = [t for i, t in enumerate(texts) if t and not CJK.search(t) and t not in texts[:i]]
     if not texts:
         return None, 0.0, ""
     from core.embeddings import get_embedder
 
-    vectors = get_embedder().encode(texts)
+    embedder = get_embedder()
+    extra = [t for i, t in enumerate(search_texts)
+             if t and t not in texts and t not in search_texts[:i] and not CJK.search(t)]
+    vectors = embedder.encode(texts + extra)
+    if hasattr(embedder, "remember"):
+        embedder.remember(texts + extra, vectors)
     best = (None, 0.0, "")
     for text, vector in zip(texts, vectors):
         hit = type_by_meaning(text, vector)

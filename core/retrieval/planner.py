@@ -962,7 +962,9 @@ def _type_by_meaning(f: QuestionFacts, rest: str) -> tuple[str | None, str]:
     # the whole question first; when its words mix two types too evenly to link ("what do we
     # get back when a supplier misses its uptime target"), what it asks for before "when"
     tname, _sim, why = cond.type_by_meaning_first([cond.meaning_text(rest, masked),
-                                                    cond.meaning_text(cond.main_clause(rest), masked)])
+                                                    cond.meaning_text(cond.main_clause(rest), masked)],
+                                                   # computed, not cached: facts may still change
+                                                   search_texts=[QuestionFacts.text_query.func(f), f.q])
     return tname, why
 
 
