@@ -26,7 +26,9 @@ def _embedder_class():
 
         def embed_query(self, text: str) -> list[float]:
             t0 = time.perf_counter()
-            vector = self.inner.encode_one(text)
+            # the model itself, never vectors our planner kept for our own search: the peer pays
+            # its own embedding, as it would in its own process
+            vector = self.inner.encode([text])[0].tolist()
             self.last_ms = (time.perf_counter() - t0) * 1000
             return vector
 
