@@ -460,6 +460,13 @@ def test_screenshots_of_every_page_on_a_laptop(streamlit_server, browser):
         # nothing wider than the screen, and no text cut off inside its box (ellipsis, clipped values)
         assert browser.eval("document.documentElement.scrollWidth <= window.innerWidth + 1"), path
         assert _cut_off(browser) == [], (path, _cut_off(browser))
+        if path == "gaps":
+            # the heatmap counts whole clauses: integer ticks only, and no toolbar over its headers
+            ticks = browser.eval("Array.from(document.querySelectorAll('.js-plotly-plot .colorbar text'))"
+                                 ".map(t => t.textContent.trim())")
+            numbers = [t for t in ticks if t.replace(".", "", 1).replace(",", "").isdigit()]
+            assert numbers and all("." not in t for t in numbers), ticks
+            assert not browser.eval("!!document.querySelector('.js-plotly-plot .modebar')")
         _shot(browser, f"page-{path or 'ask'}-1280x800.png")
     # Explore at depth 3 draws at most the node cap, labelled, with "show more"
     browser.send("Page.navigate", url=url + "explore")
