@@ -352,6 +352,30 @@ CUT_OFF = """(() => {
 })()"""
 
 
+# Controls drawn on top of one another (a toolbar over a header, a button over a field): any two
+# visible controls whose boxes intersect, neither inside the other.
+OVERLAPS = """(() => {
+    const sel = 'button, input:not([type="range"]), textarea, [role="slider"], [role="tab"], .modebar';
+    const boxes = Array.from(document.querySelectorAll(sel)).filter(el => {
+        const r = el.getBoundingClientRect(); const cs = getComputedStyle(el);
+        return r.width > 2 && r.height > 2 && cs.visibility !== 'hidden' && cs.display !== 'none'
+            // Streamlit's own hover toolbars (shown above an element only on hover) are not page controls
+            && !el.closest('[data-testid="stSidebarCollapsedControl"], [data-testid="stToolbar"], '
+                           + '[data-testid="stElementToolbar"]'); })
+        .map(el => ({el, r: el.getBoundingClientRect()}));
+    const out = [];
+    for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
+        const a = boxes[i], b = boxes[j];
+        if (a.el.contains(b.el) || b.el.contains(a.el)) continue;
+        const w = Math.min(a.r.right, b.r.right) - Math.max(a.r.left, b.r.left);
+        const h = Math.min(a.r.bottom, b.r.bottom) - Math.max(a.r.top, b.r.top);
+        if (w > 2 && h > 2) out.push([a.el.innerText || a.el.getAttribute('aria-label') || a.el.tagName,
+                                       b.el.innerText || b.el.getAttribute('aria-label') || b.el.tagName]);
+    }
+    return out;
+})()"""
+
+
 def _settle(browser, what: str) -> None:
     """Wait until frames and charts are drawn and the page text stops changing, so a screenshot shows
     the page as a reader sees it rather than half-rendered."""
@@ -460,6 +484,11 @@ def test_screenshots_of_every_page_on_a_laptop(streamlit_server, browser):
         # nothing wider than the screen, and no text cut off inside its box (ellipsis, clipped values)
         assert browser.eval("document.documentElement.scrollWidth <= window.innerWidth + 1"), path
         assert _cut_off(browser) == [], (path, _cut_off(browser))
+        assert browser.eval(OVERLAPS) == [], (path, browser.eval(OVERLAPS))
+        if path == "quality":   # a linear latency axis, every legend above its plot
+            axes = browser.eval("Array.from(document.querySelectorAll('.js-plotly-plot'))"
+                                ".map(p => [(p.layout.xaxis || {}).type, (p.layout.yaxis || {}).type])")
+            assert axes and all("log" not in pair for pair in axes), axes
         if path == "gaps":
             # the heatmap counts whole clauses: integer ticks only, and no toolbar over its headers
             ticks = browser.eval("Array.from(document.querySelectorAll('.js-plotly-plot .colorbar text'))"
@@ -499,8 +528,9 @@ def test_screenshots_of_every_page_on_a_laptop(streamlit_server, browser):
 
 
 def test_the_cut_off_check_finds_clipped_text(tmp_path, browser):
-    """The screenshot test's cut-off check is only worth something if it sees a clipped metric, button
-    and select box; a page made to clip them proves it, and the short texts beside them stay clean."""
+    """The screenshot test's cut-off and overlap checks are only worth something if they see a clipped
+    metric, button and select box and two controls over each other; a page made that way proves it,
+    and the short texts and lone controls beside them stay clean."""
     script = ROOT / "tests" / "fixtures" / "clipped_page.py"
     with run_streamlit(tmp_path / "clipped.log", str(script)) as url:
         _screen(browser, 1280, 800)
@@ -508,6 +538,8 @@ def test_the_cut_off_check_finds_clipped_text(tmp_path, browser):
         wait_for(lambda: "The end of the page" in (browser.eval("document.body.innerText") or ""), 120, "the page")
         _settle(browser, "the clipped page")
         found = " | ".join(item["text"] for item in _cut_off(browser))
+        overlaps = browser.eval(OVERLAPS)
+    assert [sorted(pair) for pair in overlaps] == [sorted(["Overlapped", "On top"])], overlaps
     for clipped in ("EUR 123,456,789.00 across every supplier", "Which suppliers in Germany have a data",
                     "Termination for Convenience (ordinary notice"):
         assert clipped in found, (clipped, found)
