@@ -372,3 +372,17 @@ def test_a_search_question_pays_one_model_call(graph, embedder):
     shared = get_embedder()
     assert text in shared._recent
     assert np.allclose(shared._recent[text], shared.encode([text])[0], atol=1e-4)
+
+
+def test_stage_timings_add_up_to_the_total(graph):
+    """The page shows each stage and the total: they must agree, model loading and the
+    unmeasured rest included as their own stages."""
+    from core import service
+    from core.service.asking import stage_timings
+
+    for question in ("Which suppliers lack a termination clause?", "the supplier restoring data after an outage",
+                     "哪些供应商缺少不可抗力条款？"):
+        res = service.ask(question, db=graph, log=False)
+        stages = dict(stage_timings(res))
+        assert "load_models" in stages and "plan" in stages, stages
+        assert abs(sum(stages.values()) - res.timings_ms["total"]) <= 0.05 * len(stages), (stages, res.timings_ms)
