@@ -358,20 +358,58 @@ def test_subgraph_links_evidence(graph):
     assert all(e["source"] in ids and e["target"] in ids for e in r.subgraph["edges"])
 
 
-def test_a_search_question_pays_one_model_call(graph, embedder):
+def _count_model_calls(monkeypatch, graph):
+    """Counts the real model's encode calls (the model still runs: this only counts), after one
+    question has built what every process builds once (type prototypes)."""
+    from core import service
+    from core.embeddings import get_embedder
+
+    service.ask("the supplier keeping business information secret", mode="relay", db=graph, log=False)
+
+    shared = get_embedder()
+    calls = []
+    real = shared.encode
+
+    def counting(texts, *a, **kw):
+        calls.append(list(texts))
+        return real(texts, *a, **kw)
+
+    monkeypatch.setattr(shared, "encode", counting)
+    return shared, calls
+
+
+def test_a_search_question_pays_one_model_call(graph, embedder, monkeypatch):
     """The planner's meaning linking embeds the question together with the text the search will
     embed; the search then takes that vector instead of calling the model a second time."""
     import numpy as np
 
     from core import service
-    from core.embeddings import get_embedder
 
-    res = service.ask("the supplier restoring data after an outage", mode="hybrid", db=graph, log=False)
+    shared, calls = _count_model_calls(monkeypatch, graph)
+    res = service.ask("the supplier restoring data after an outage", mode="relay", db=graph, log=False)
     text = res.plan.params.text
-    assert text and res.evidence
-    shared = get_embedder()
+    assert res.plan.mode in ("relay", "hybrid") and text and res.evidence, res.plan
+    assert len(calls) == 1, calls
     assert text in shared._recent
-    assert np.allclose(shared._recent[text], shared.encode([text])[0], atol=1e-4)
+    assert np.allclose(shared._recent[text], real_vector(shared, text), atol=1e-4)
+
+
+def real_vector(shared, text):
+    from core.embeddings import Embedder
+
+    return Embedder.encode(shared, [text])[0]
+
+
+def test_a_question_sent_to_hybrid_links_no_type(graph, embedder, monkeypatch):
+    """Hybrid searches for a type read into the words but never requires it: a question the user
+    sends to hybrid is embedded once, for the search, and no type is linked by meaning."""
+    from core import service
+
+    _shared, calls = _count_model_calls(monkeypatch, graph)
+    res = service.ask("the supplier storing personal information abroad", mode="hybrid", db=graph, log=False)
+    assert res.plan.mode == "hybrid" and res.plan.params.text and res.evidence
+    assert "clause_types" not in res.plan.linked, res.plan.linked
+    assert calls == [[res.plan.params.text]], calls
 
 
 def test_stage_timings_add_up_to_the_total(graph):

@@ -850,8 +850,10 @@ def plan_question(question: str, vocab: Vocabulary, context: SessionContext | No
 def _route_by_meaning(f: QuestionFacts, params: PlanParams) -> tuple[Rule, Intent] | None:
     """Before "could not map": the clause type the question describes ("what do we get back
     when a supplier misses its uptime target?"), by embedding (English) or the taxonomy's
-    Chinese lexicon, then the routes again. Only questions nothing else routes pay for it."""
-    if f.types or f.named:
+    Chinese lexicon, then the routes again. Only questions nothing else routes pay for it, and
+    not a question sent to hybrid search: hybrid searches for a type read into the words but never
+    requires it, so linking one would cost a model call and change no row."""
+    if f.types or f.named or f.forced_mode == Mode.HYBRID:
         return None
     tname, why = (cond.type_by_chinese(f.q) if CJK.search(f.q) else _type_by_meaning(f, f.q))
     if not tname:
