@@ -14,6 +14,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from core.config import PROJECT_ROOT
+from core.jsonl import read_jsonl
 
 POOL_FILE = PROJECT_ROOT / "data" / "text2cypher_examples.jsonl"
 QUESTION_TYPES = ("single_node", "single_hop", "multi_hop", "aggregation", "gap", "filter_sort", "vector_relay",
@@ -42,18 +43,9 @@ def load_examples(path: Path | str | None = None) -> list[Example]:
 @lru_cache(maxsize=4)
 def _load(path: str, _mtime: float) -> tuple[Example, ...]:
     out = []
-    for no, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            d = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"{path}, line {no}: not valid JSON ({exc.msg})") from None
-        missing = [k for k in ("id", "type", "question", "cypher") if not isinstance(d.get(k), str) or not d[k]]
-        if missing:
-            raise ValueError(f"{path}, line {no}: missing {', '.join(missing)}")
+    for no, d in read_jsonl(path, required=("id", "type", "question", "cypher")):
         if d["type"] not in QUESTION_TYPES:
-            raise ValueError(f"{path}, line {no}: unknown type {d['type']!r} (one of {', '.join(QUESTION_TYPES)})")
+            raise ValueError(f"{path}:{no}: unknown type {d['type']!r} (one of {', '.join(QUESTION_TYPES)})")
         out.append(Example(d["id"], d["type"], d["question"], d["cypher"], dict(d.get("params") or {})))
     return tuple(out)
 
