@@ -231,6 +231,7 @@ def link_clause_types(question: str) -> tuple[list[str], dict[str, str], str | N
                 tname = hits.pop()
                 found.setdefault(tname, f"keyword '{tail}'")
                 break
+    _drop_topic_details(question, found)
     # Described types: "<phrase> clause" where the phrase is no known name, e.g. "ending the agreement clause".
     topic = None
     for m in re.finditer(r"((?:[a-z\-']+\s+){1,4})(clauses?|provisions?)\b", q):
@@ -256,7 +257,9 @@ def link_clause_types(question: str) -> tuple[list[str], dict[str, str], str | N
                     continue
                 if (CJK.search(phrase) and phrase in topic) or (
                         not CJK.search(phrase) and re.search(r"(?<![a-z])" + re.escape(phrase) + r"(?:s|es)?(?![a-z])", tl)):
-                    if len(phrase) >= len(tl) * 0.5 or CJK.search(phrase):
+                    # the type's word must carry the topic, in either language: "逾期" (a payment
+                    # word) inside "逾期交货违约金" is one detail of a topic about delivery penalties
+                    if len(phrase) >= len(tl) * 0.5:
                         found[tname] = f"topic '{phrase}'"
                         break
             if found:
@@ -276,6 +279,24 @@ def _keep_compound_heads(found: dict[str, str], spans: dict[str, tuple[int, int]
     for t1, (_, end1) in list(spans.items()):
         if any(t2 != t1 and start2 == end1 for t2, (start2, _) in spans.items()) and t1 in found:
             del found[t1]
+
+
+def _drop_topic_details(question: str, found: dict[str, str]) -> None:
+    """A type read from Chinese words that are only a detail of the "关于…的条款" topic (its
+    words there cover under half of it: the payment word "逾期" in "逾期交货违约金") does not
+    type the question: the topic is searched instead, as an English topic a type word covers
+    under half of is."""
+    t = TOPIC.search(question)
+    tail = ZH_CLAUSES_TAIL.search(t.group(3)) if t and t.group(3) else None
+    if not tail or not found:  # only the noun phrase of "关于X的条款", not "关于X是怎么约定的"
+        return
+    topic = t.group(3)[:tail.start()].strip()
+    before = question[:t.start(3)]
+    for tname in list(found):
+        words = [p for p, name, _w in _type_phrases() if name == tname and CJK.search(p)]
+        inside = [p for p in words if p in topic]
+        if inside and not any(p in before for p in words) and max(map(len, inside)) < 0.5 * len(topic):
+            del found[tname]
 
 
 def split_type_conjunction(question: str, types: list[str]) -> str:
@@ -374,6 +395,7 @@ COUNTS_AGREEMENTS = re.compile(
     r"(协议|合同)\S{0,4}?(几份|多少份)|几份(协议|合同)", re.I)
 LAW_WORDS = re.compile(r"\blaws?\b|governed|jurisdiction|法律|管辖|适用", re.I)
 ZH_TOPIC_TAIL = re.compile(r"(?:的)?(?:条款|规定|条文|内容|约定)?(?:有哪些|是什么|吗|呢)?[?？。!！]*$")
+ZH_CLAUSES_TAIL = re.compile(r"(?:的)?(?:条款|规定|条文)(?:有哪些|是什么|吗|呢)?[?？。!！\s]*$")
 ABOUT_WORDS = re.compile(r"\b(about|regarding|concerning|mention)", re.I)
 ALL_WORDS = re.compile(r"\b(all|every|each)\b|所有|全部")
 # an apostrophe after a letter is a possessive ("suppliers' clauses"), not an opening quote

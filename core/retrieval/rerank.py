@@ -26,7 +26,7 @@ from typing import Sequence
 from core.config import (PROJECT_ROOT, RERANK_CANDIDATES_ENV, RERANK_ENV, RERANK_MODEL_ENV,  # noqa: F401 - re-exported
                          rerank_settings)
 from core.errors import ClauseGraphError
-from core.retrieval.search import query_terms
+from core.retrieval.search import CJK_RUN, chinese_search_words, query_terms
 
 DEFAULT_MODEL_PATH = PROJECT_ROOT / "data" / "models" / "reranker.json"
 DEFAULT_CANDIDATES = 20
@@ -60,13 +60,30 @@ def stem(word: str) -> str:
     return w
 
 
+@lru_cache(maxsize=4096)
+def _chinese_words(run: str) -> tuple[str, ...]:
+    return tuple(chinese_search_words(run))
+
+
 def _stems(text: str) -> list[str]:
-    return [stem(w) for w in _WORD.findall(text.lower())]
+    """Stemmed English words; a run of Chinese characters becomes its words (one "word" to the
+    regex, a whole sentence, it never matched a query term, so the term features saw nothing)."""
+    out: list[str] = []
+    for w in _WORD.findall(text.lower()):
+        if CJK_RUN.search(w):
+            for part in re.split(f"({CJK_RUN.pattern})", w):
+                if part:
+                    out.extend(_chinese_words(part) if CJK_RUN.fullmatch(part) else [stem(part)])
+        else:
+            out.append(stem(w))
+    return out
 
 
 def _query_stems(query: str) -> list[str]:
-    return list(dict.fromkeys(stem(t) for t, zh in query_terms(query) if not zh)) or \
-        list(dict.fromkeys(t for t, _ in query_terms(query)))
+    terms = query_terms(query)
+    english = [stem(t) for t, zh in terms if not zh]
+    chinese = [w for t, zh in terms if zh for w in (_chinese_words(t) or (t,))]
+    return list(dict.fromkeys(english + chinese))
 
 
 def features(query: str, texts: Sequence[str], scores: Sequence[float]) -> list[list[float]]:
@@ -238,3 +255,23 @@ def rerank_rows(query: str, rows: list[dict], k: int, model: RerankModel | None 
         return RerankOutcome(list(rows[:k]), False, len(rows), f"re-ranking skipped: {exc}")
     return RerankOutcome([rows[i] for i in order[:k]], True, len(rows),
                          f"re-ranked {len(rows)} candidates after the query (learned model), kept {min(k, len(rows))}")
+
+
+def cap_per_agreement(rows: list[dict], cap: int, k: int, limit: int | None = None) -> list[dict]:
+    """The first k rows (`limit` when given) in the given order, at most `cap` of one agreement (`sla_id`), so the
+    shown list stays spread over agreements after re-ranking. The cap is for spread only: when
+    fewer than k / cap agreements have candidates at all, the k places are shared among those
+    present (one filtered agreement may show k clauses, every one above the query's score floor)."""
+    present = len({row.get("sla_id") for row in rows}) or 1
+    cap = max(cap, -(-k // present))
+    seen: dict[object, int] = {}
+    out = []
+    for row in rows:
+        key = row.get("sla_id")
+        if seen.get(key, 0) >= cap:
+            continue
+        seen[key] = seen.get(key, 0) + 1
+        out.append(row)
+        if len(out) >= (limit or k):
+            break
+    return out

@@ -20,7 +20,7 @@ from core.retrieval.search import DEFAULT_CANDIDATES, DEFAULT_PHRASE_BOOST, DEFA
 
 MAX_ROWS = 200
 RELAY_K = 6
-RELAY_PER_AGREEMENT = 2
+RELAY_PER_AGREEMENT = 2      # at most this many clauses of one agreement are shown
 RELAY_EXACT_MAX = 3000       # filtered sets up to this size are searched exactly
 RELAY_POOL_MAX = 1000        # first vector candidate pool at most this large (it grows x4 if short)
 RELAY_POOL_FACTOR = 3        # first pool = k x this / the filters' share of the corpus
@@ -63,6 +63,18 @@ def base_params(plan: Plan) -> dict[str, Any]:
         "require_spend": bool(p.require_spend), "spend_categories": list(p.spend_categories or []),
         "year": int(year) if year else None,
     }
+
+
+def candidate_cap(k: int) -> int:
+    """Clauses of one agreement a search query may return among its `k` rows. Without re-ranking
+    (k = RELAY_K) the rows are the answer, so the shown cap applies in the query. With re-ranking
+    the shown cap applies after it (`core.retrieval.rerank.cap_per_agreement`): capped in the
+    query, the re-ranker never saw an agreement's third-best clause by cosine, which is often the
+    one the question's words name (a single filtered agreement gave it 2 candidates of 17). The
+    cap grows with k, so the pool still spans k x RELAY_PER_AGREEMENT / RELAY_K agreements.
+    Relay only: hybrid's query keeps the shown cap, as `search.hybrid_search` (which the ACORD
+    evaluation scores) does."""
+    return max(RELAY_PER_AGREEMENT, k * RELAY_PER_AGREEMENT // RELAY_K)
 
 
 def active_filters(params: dict) -> set[str]:
@@ -223,7 +235,7 @@ class RelayRetriever(Retriever):
     def retrieve(self, plan: Plan, embed=None) -> Retrieval:
         text, vector, t_embed = self._embed_topic(plan, embed, "relay mode needs a topic to search for")
         params = base_params(plan)
-        params.update(vector=vector, k=self.k, per_agreement=RELAY_PER_AGREEMENT, min_score=RELAY_MIN_SCORE)
+        params.update(vector=vector, k=self.k, per_agreement=candidate_cap(self.k), min_score=RELAY_MIN_SCORE)
         filtered = any(params[k] for k in ("companies", "sla_ids", "countries", "industries", "cities",
                                              "governing_laws")) or params["spend_min"] is not None \
             or params["spend_max"] is not None or params["date_from"] or params["date_to"] or params["types"]
@@ -294,7 +306,8 @@ class RelayRetriever(Retriever):
         res.timings_ms["embed"] = round(t_embed, 2)
         asked = f"{RELAY_K}" if self.k == RELAY_K else f"{RELAY_K} ({self.k} candidates for re-ranking)"
         res.warnings.append(f"relay: k asked {asked}, returned {len(res.rows)}, candidates scanned {scanned} "
-                            f"(at most {RELAY_PER_AGREEMENT} per agreement, similarity >= {RELAY_MIN_SCORE})")
+                            f"(at most {candidate_cap(self.k)} per agreement in the query, {RELAY_PER_AGREEMENT} shown, "
+                            f"similarity >= {RELAY_MIN_SCORE})")
         return res
 
 

@@ -71,8 +71,7 @@ _jieba_lock = threading.Lock()
 _jieba = None
 
 
-def _segment_chinese(run: str) -> list[str]:
-    """jieba words of one run of Chinese characters (jieba words, not character n-grams: they match real terms)."""
+def _jieba_module():
     global _jieba
     with _jieba_lock:
         if _jieba is None:
@@ -81,7 +80,27 @@ def _segment_chinese(run: str) -> list[str]:
             jieba.setLogLevel(logging.WARNING)
             jieba.initialize()
             _jieba = jieba
-        return [w for w in _jieba.lcut(run) if w.strip()]
+        return _jieba
+
+
+def _segment_chinese(run: str) -> list[str]:
+    """jieba words of one run of Chinese characters (jieba words, not character n-grams: they match real terms)."""
+    jb = _jieba_module()
+    with _jieba_lock:
+        return [w for w in jb.lcut(run) if w.strip()]
+
+
+CJK_RUN = re.compile(rf"[{_CJK}]+")
+
+
+def chinese_search_words(run: str) -> list[str]:
+    """Content words of a run of Chinese characters at two granularities (jieba's search mode:
+    "数据备份" gives 数据, 备份 and 数据备份), so a compound in a question meets its parts in a
+    clause ("全量备份", "备份数据") and the reverse. For term matching, not for Lucene queries."""
+    jb = _jieba_module()
+    with _jieba_lock:
+        words = jb.lcut_for_search(run)
+    return [w for w in words if len(w) >= 2 and w not in ZH_STOPWORDS]
 
 
 def escape_lucene(term: str) -> str:

@@ -20,7 +20,7 @@ from core.request_log import log_result
 from core.retrieval.planner import plan_question, warm_up
 from core.retrieval.question_text import QuestionPick, excerpt, find_question
 from core.retrieval import rerank
-from core.retrieval.retrievers import RELAY_K, RETRIEVERS, RetrievalError
+from core.retrieval.retrievers import RELAY_K, RELAY_PER_AGREEMENT, RETRIEVERS, RetrievalError
 from core.service.session_store import sessions
 from core.text2cypher.rerank_llm import llm_rerank, llm_rerank_enabled
 from core.types import ASKABLE_MODES, ATTRIBUTE_INTENTS, SEARCH_MODES, Intent, Mode, Plan, Result
@@ -180,7 +180,9 @@ def _rerank(plan: Plan, result: Result) -> list[dict]:
     exactly what the Cypher returned, so the Cypher shown still re-runs to them."""
     t0 = time.perf_counter()
     offline = rerank.rerank_rows(plan.params.text or result.question, result.rows, len(result.rows))
-    rows, note = offline.rows, offline.note
+    # the shown cap per agreement applies after re-ranking (the query capped only loosely)
+    rows = rerank.cap_per_agreement(offline.rows, RELAY_PER_AGREEMENT, RELAY_K, limit=len(offline.rows))
+    note = offline.note
     result.timings_ms["rerank"] = round((time.perf_counter() - t0) * 1000, 2)
     step = {"strategy": "rerank", "after_query": True, "candidates": offline.candidates, "applied": offline.applied}
     if llm_rerank_enabled():

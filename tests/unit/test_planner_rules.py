@@ -190,3 +190,11 @@ def test_a_law_named_like_a_city_is_no_city_filter():
                        clause_types=["Force Majeure"], spend_years=[2024])
     p = plan_question("Show the force majeure clauses of agreements governed by Singapore law.", vocab)
     assert p.params.governing_laws == ["Singapore"] and not p.params.cities and not p.params.countries
+
+
+def test_a_chinese_type_word_that_is_only_a_detail_of_the_topic_types_nothing():
+    # "逾期" (overdue, a payment word) is one detail of "late-delivery penalties": searched, not typed
+    p = plan_question("高支出供应商中关于逾期交货违约金的条款", VOCAB)
+    assert not p.params.types and p.params.text == "逾期交货违约金" and p.mode == Mode.RELAY
+    # a type word that is the topic still types it
+    assert plan_question("关于付款的条款", VOCAB).params.types == ["Payment"]

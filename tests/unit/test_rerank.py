@@ -107,3 +107,27 @@ def test_llm_rerank_orders_by_stars_and_falls_back_on_any_failure(llm):
         llm.on(lambda req: RERANK_TAG in req.system, failure)
         out = llm_rerank("anything", rows, candidates=4)
         assert not out.applied and out.rows == rows and "kept the offline order" in out.note
+
+
+def test_chinese_candidates_are_matched_word_by_word():
+    """A Chinese clause is one regex word; the term features must see its words (issue 15)."""
+    texts = ["乙方每日对甲方云数据库进行全量备份，备份数据保存在不同的可用区。",
+             "甲方按月向乙方支付服务费用，并在收到发票后三十日内付款。"]
+    rows = rerank.features("数据备份", texts, [0.60, 0.70])
+    f = {name: [r[i] for r in rows] for i, name in enumerate(rerank.FEATURES)}
+    assert f["coverage"][0] > 0.5 and f["coverage"][1] == 0.0
+    assert f["idf_coverage"][0] > f["idf_coverage"][1]
+    # an English query's terms are unchanged by the Chinese segmentation
+    assert rerank.features("late delivery penalty", ["Late delivery costs a penalty."], [0.7])[0][3] == 1.0
+
+
+def test_the_shown_cap_per_agreement_applies_after_reranking():
+    rows = [{"clause_id": f"C{i}", "sla_id": sla} for i, sla in enumerate(["A", "A", "A", "B", "A", "C", "B", "B"])]
+    shown = rerank.cap_per_agreement(rows, 2, 6)
+    assert [r["clause_id"] for r in shown] == ["C0", "C1", "C3", "C5", "C6"]
+    assert [r["clause_id"] for r in rerank.cap_per_agreement(rows, 2, 3)] == ["C0", "C1", "C3"]
+    # the cap spreads k over the agreements present; it does not hide candidates when few are
+    one = [{"clause_id": f"D{i}", "sla_id": "A"} for i in range(5)]
+    assert len(rerank.cap_per_agreement(one, 2, 6)) == 5
+    two = one + [{"clause_id": "E0", "sla_id": "B"}]
+    assert [r["clause_id"] for r in rerank.cap_per_agreement(two, 2, 6)] == ["D0", "D1", "D2", "E0"]
