@@ -527,6 +527,13 @@ class ProvisionClassifier:
         emb = self._memo.encode(embedder or self.embedder, [u.text for u in units])
         return self.model.unit_scores(units, emb)
 
+    def sentence_vectors(self, texts: Sequence[str], embedder=None) -> np.ndarray:
+        """The vectors of sentences (reused from labelling when it just embedded them), so that
+        another reader of the same evidence sentences costs no second embedding."""
+        if not texts:
+            return np.zeros((0, 0), dtype=np.float32)
+        return self._memo.encode(embedder or self.embedder, list(texts))
+
     def label(self, title: str, text: str) -> list[ProvisionLabel]:
         return self.label_many([(title, text)])[0]
 

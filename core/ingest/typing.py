@@ -7,7 +7,10 @@ assignment, notices). Neither alone is right on real contracts, so a clause carr
 every type either is confident about, each with its confidence, the method that found it and,
 where a sentence carries it, that sentence's character offsets (what evidence cards highlight).
 What only reaches the review floor is kept apart as review evidence, never as a type, so a
-gap report can tell "nothing" from "only low-confidence evidence".
+gap report can tell "nothing" from "only low-confidence evidence". So is a weakly learned
+provision type (no lawyer labels: learned from headings and the taxonomy's examples) that the
+section classifier, reading its evidence sentence alone, does not clearly prefer over the
+section's own type: the sentence is the section's subject in a neighbouring type's words.
 """
 from __future__ import annotations
 
@@ -23,11 +26,14 @@ from typing import Sequence
 import numpy as np
 
 from core.ingest.classifier import REVIEW_THRESHOLD, Classification, get_classifier
-from core.ingest.provisions import ProvisionLabel, get_provision_classifier
+from core.ingest.provisions import METHOD_SENTENCE, ProvisionLabel, get_provision_classifier
 from core.taxonomy import OTHER
 
 METHOD_MANUAL = "manual"
 METHOD_NONE = "none"      # the Other edge of a clause in which nothing was found
+# How much likelier than its section's own type a sentence (read alone) must be of a weakly
+# learned type for that type to be a second type of the clause (ClauseTyper._beside_the_section).
+SECTION_CONTEXT_ODDS = 2.0
 CJK_LIMIT = 0.3           # share of CJK characters above which a clause is not given to the provision model
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 
@@ -134,6 +140,18 @@ def combine(section: Classification, provisions: Sequence[ProvisionLabel]) -> Cl
     return ClauseTypes(labels, reviews, section.runner_up)
 
 
+def _overrules_the_section(reading: Classification, type_name: str, section_type: str) -> bool:
+    """Whether a sentence read alone is about `type_name` rather than its section's own type:
+    that type leads the reading (the type scored highest, even where the reader abstained to
+    Other) and is at least SECTION_CONTEXT_ODDS times as likely as the section's type. A
+    sentence is read in its section, so the section's type is the default reading of it; a
+    sentence about as close to both (a credit "against the next invoice": Service Credits or
+    Payment) stays with its section."""
+    scores = reading.scores or {reading.type: 1.0}
+    leading = max(sorted(scores), key=lambda t: scores[t])
+    return leading == type_name and scores[type_name] >= SECTION_CONTEXT_ODDS * scores.get(section_type, 0.0)
+
+
 def _with_span(lab: TypeLabel, p: ProvisionLabel | None) -> TypeLabel:
     if lab.span is not None or p is None or p.end <= p.start:
         return lab
@@ -166,13 +184,41 @@ class ClauseTyper:
         found = self.provisions.label_many([items[i] for i in english], embedder) if english else []
         provisions: list[list[ProvisionLabel]] = [[] for _ in items]
         for i, labels in zip(english, found):
-            provisions[i] = labels
-        return [combine(s, [self._weakly_learned(lab) for lab in p]) for s, p in zip(sections, provisions)]
+            provisions[i] = [self._weakly_learned(lab) for lab in labels]
+        provisions = self._beside_the_section(sections, provisions, embedder)
+        return [combine(s, p) for s, p in zip(sections, provisions)]
 
     def _weakly_learned(self, label: ProvisionLabel) -> ProvisionLabel:
         if label.type in self.supervised or not label.confident or label.confidence >= REVIEW_THRESHOLD:
             return label
         return dataclasses.replace(label, confident=False)
+
+    def _beside_the_section(self, sections: Sequence[Classification], provisions: list[list[ProvisionLabel]],
+                            embedder=None) -> list[list[ProvisionLabel]]:
+        """A weakly learned type is a second type of a section typed otherwise only when the
+        section classifier, reading the evidence sentence alone, also leads with that type, and
+        clearly ahead of the section's own type (SECTION_CONTEXT_ODDS).
+
+        Weak types' provision scores were learned from headings (a sentence under "Fees" that
+        uses fee words), so a sentence that is the section's own subject in neighbouring words
+        (a service credit "against the next invoice" scored as Payment) passes their threshold;
+        two independent readers agreeing on the sentence is what admits it. Types learned from
+        lawyer labels keep their own thresholds, and a section typed Other (a "Miscellaneous"
+        one) admits every confident provision, as before. Refused labels stay review evidence."""
+        asks = [(ci, li) for ci, (sec, labels) in enumerate(zip(sections, provisions)) for li, lab in enumerate(labels)
+                if sec.type != OTHER and lab.confident and lab.type != sec.type and lab.type not in self.supervised
+                and lab.method == METHOD_SENTENCE and lab.sentence.strip()]
+        if not asks:
+            return provisions
+        texts = list(dict.fromkeys(provisions[ci][li].sentence for ci, li in asks))
+        readings = self.section.classify_many([("", t) for t in texts], self.provisions.sentence_vectors(texts, embedder))
+        reading = dict(zip(texts, readings))
+        out = [list(labels) for labels in provisions]
+        for ci, li in asks:
+            lab = out[ci][li]
+            if not _overrules_the_section(reading[lab.sentence], lab.type, sections[ci].type):
+                out[ci][li] = dataclasses.replace(lab, confident=False)
+        return out
 
     def type_one(self, title: str, text: str) -> ClauseTypes:
         return self.type_many([(title, text)])[0]

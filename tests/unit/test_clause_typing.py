@@ -56,3 +56,49 @@ def test_manual_types_replace_everything_and_mark_one_primary():
 def test_the_sections_confident_verdict_stays_primary():
     got = combine(_section("Termination", 0.7), [_prov("Termination for Convenience", 0.95, 0, 40)])
     assert got.types == ["Termination", "Termination for Convenience"] and got.type == "Termination"
+
+
+# --- a weakly learned second type must overrule its section's reading of the sentence (typing.py)
+
+def test_a_sentence_overrules_its_section_only_when_it_leads_clearly():
+    from core.ingest.typing import SECTION_CONTEXT_ODDS, _overrules_the_section
+
+    def reading(scores: dict) -> Classification:
+        return Classification(max(scores, key=scores.get), 0.5, "hybrid", scores)
+
+    assert _overrules_the_section(reading({"Payment": 0.9, "Termination": 0.05}), "Payment", "Termination")
+    # about as close to the section's type: the section's context decides
+    close = {"Payment": 0.48, "Service Credits": 0.48 / SECTION_CONTEXT_ODDS + 0.01, "Availability": 0.2}
+    assert not _overrules_the_section(reading(close), "Payment", "Service Credits")
+    # another type leads the sentence: not the provision's type either
+    assert not _overrules_the_section(reading({"Availability": 0.4, "Payment": 0.3, "Other": 0.3}),
+                                      "Payment", "Service Credits")
+
+
+CREDITS = ("If monthly uptime falls below 99.9 %, the Client receives a credit against the next invoice equal to "
+           "10 % of the monthly service fee. Credits are deducted from the following invoice and must be claimed "
+           "within thirty days.")
+TERM = ("This Agreement runs for two years and may be ended by either party on ninety days' written notice. "
+        "The Customer shall pay each invoice within thirty days of receipt by bank transfer.")
+
+
+def test_a_credit_against_the_invoice_stays_with_its_service_credits_section(embedder):
+    from core.ingest.typing import get_clause_typer
+
+    typer = get_clause_typer()
+    # the provision model alone does read the credit sentence as Payment (fee and invoice words) ...
+    found = {p.type: p for p in typer.provisions.label("Service Credits", CREDITS)}
+    assert found["Payment"].confident and found["Payment"].confidence >= REVIEW_THRESHOLD
+    # ... the clause is typed Service Credits only, Payment kept as evidence for review
+    got = typer.type_one("Service Credits", CREDITS)
+    assert got.types == ["Service Credits"]
+    assert "Payment" in [r.type for r in got.review] and got.needs_review
+
+
+def test_a_payment_sentence_in_a_termination_section_is_still_a_second_type(embedder):
+    from core.ingest.typing import get_clause_typer
+
+    got = get_clause_typer().type_one("Term and Termination", TERM)
+    assert got.type == "Termination" and "Payment" in got.types
+    pay = next(lab for lab in got.labels if lab.type == "Payment")
+    assert pay.span is not None and TERM[pay.start:pay.end].startswith("The Customer shall pay")
