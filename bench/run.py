@@ -760,8 +760,8 @@ def main(argv: list[str] | None = None) -> int:
                             "so the peer grows top_k x4 from 60 until k = 6 survive, as ours grows its pool (ours sizes "
                             "the first pool by the filter's share of the corpus).")
     if "hybrid" in res.get("queries", {}):
-        res["notes"].append("Hybrid: ours reads 50 candidates from each index (full-text and vector), scores them by "
-                            "exact cosine (the unquantized vector index's own score; computed for full-text-only hits), fuses and keeps 6 (at most 2 per agreement); HybridCypherRetriever is "
+        res["notes"].append("Hybrid: ours reads 50 candidates from each index (full-text and vector), re-scores them "
+                            "by exact cosine, fuses and keeps 6 (at most 2 per agreement); HybridCypherRetriever is "
                             "asked for the same 50 (top_k=50) with its retrieval query.")
     res["notes"].append("Queries start once Neo4j has finished the background work a bulk load leaves (index merges, "
                         "statistics), waited for by its CPU use; both write paths are warmed the same way.")

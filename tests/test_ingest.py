@@ -92,18 +92,6 @@ def test_indexes_online_embeddings_and_constraints(loaded, db, embedder):
     assert int(dims) == embedder.dimension
 
 
-def test_vector_index_scores_are_the_exact_cosine(loaded, db, embedder):
-    """Hybrid re-scores only the hits the vector index did not find: that is exact only because
-    the index is unquantized and its score is vector.similarity.cosine itself."""
-    config = schema_state(db).indexes["clause_embeddings"]["options"]["indexConfig"]
-    assert config["vector.quantization.enabled"] is False
-    vector = embedder.encode(["the supplier restores service after an outage"])[0].tolist()
-    rows = db.read("CALL db.index.vector.queryNodes('clause_embeddings', 25, $v) YIELD node, score "
-                   "RETURN score, vector.similarity.cosine(node.embedding, $v) AS exact", {"v": vector})
-    assert len(rows) == 25
-    assert all(r["score"] == pytest.approx(r["exact"], abs=1e-6) for r in rows), rows
-
-
 def test_default_classifier_types_match_expected(loaded, db):
     exp = agreements_of(expected())
     # a clause may carry several types (issue 14); its primary one is the section's type

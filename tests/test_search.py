@@ -89,31 +89,3 @@ def test_hybrid_search_rrf_and_default_vector(clause_graph):
     assert {h.clause_id for h in only} == {"SLA-002#1", "SLA-002#2"}
     with pytest.raises(ValueError):
         hybrid_search(clause_graph, "fees", k=3, fusion="magic")
-
-
-def test_a_quantized_vector_index_is_rebuilt_unquantized(empty_db, embedder):
-    """Databases indexed by earlier versions (Neo4j's default: quantized) are migrated by the
-    next ingest's schema step, not left with approximate scores."""
-    from core.graph.schema import ensure_schema
-
-    empty_db.write("DROP INDEX clause_embeddings IF EXISTS")
-    empty_db.write("CREATE VECTOR INDEX clause_embeddings FOR (n:Clause) ON (n.embedding) OPTIONS {indexConfig: "
-                   "{`vector.dimensions`: %d, `vector.similarity_function`: 'cosine', "
-                   "`vector.quantization.enabled`: true}}" % embedder.dimension)
-    st = ensure_schema(empty_db, embedder.dimension)
-    config = st.indexes["clause_embeddings"]["options"]["indexConfig"]
-    assert st.online("clause_embeddings") and config["vector.quantization.enabled"] is False
-
-
-def test_an_existing_graph_gets_its_vector_index_unquantized_without_reingest(empty_db, embedder):
-    """`make run` on a graph an earlier version loaded keeps the graph and rebuilds the index."""
-    from core.graph.schema import schema_state, upgrade_vector_indexes
-
-    empty_db.write("DROP INDEX clause_embeddings IF EXISTS")
-    empty_db.write("CREATE VECTOR INDEX clause_embeddings FOR (n:Clause) ON (n.embedding) OPTIONS {indexConfig: "
-                   "{`vector.dimensions`: %d, `vector.similarity_function`: 'cosine', "
-                   "`vector.quantization.enabled`: true}}" % embedder.dimension)
-    assert upgrade_vector_indexes(empty_db) == ["clause_embeddings"]
-    config = schema_state(empty_db).indexes["clause_embeddings"]["options"]["indexConfig"]
-    assert config["vector.quantization.enabled"] is False and int(config["vector.dimensions"]) == embedder.dimension
-    assert upgrade_vector_indexes(empty_db) == []

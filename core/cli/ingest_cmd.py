@@ -73,12 +73,10 @@ def run_ingest(args) -> int:
 
 
 def run_demo(args) -> int:
-    from core.ingest.pipeline import graph_counts, upgrade_indexes
+    from core.ingest.pipeline import graph_counts
 
     if args.if_empty and graph_counts()["agreements"] > 0:
         print("The graph already has agreements; demo not reloaded (use `python -m core demo --reset`).")
-        for name in upgrade_indexes():
-            print(f"Rebuilt the vector index {name} unquantized (its scores are now the exact cosine).")
         return 0
     return _ingest(DEMO_DIR, args.reset, False)
 

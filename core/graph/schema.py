@@ -22,39 +22,16 @@ def ensure_schema(db: Database, dimension: int, spend_years: list[int] | tuple =
     current = {row["name"]: row for row in db.read(q.SHOW_INDEXES)}
     for name, label in (("clause_embeddings", "Clause"), ("sla_embeddings", "SLA")):
         existing = current.get(name)
-        if existing and _stale_vector_index(existing, dimension):
-            db.write(q.DROP_INDEX[name])
+        if existing:
+            dims = (existing.get("options") or {}).get("indexConfig", {}).get("vector.dimensions")
+            if dims is not None and int(dims) != int(dimension):
+                db.write(q.DROP_INDEX[name])
         statements.append(q.vector_index(name, label, dimension))
     statements += [q.CLAUSE_TEXT_INDEX, q.COMPANY_NAME_INDEX]
     for stmt in statements:
         db.write(stmt)
     db.write(q.AWAIT_INDEXES, {"timeout": wait_s}, timeout=wait_s + 10)
     return schema_state(db)
-
-
-def _stale_vector_index(existing: dict, dimension: int) -> bool:
-    """Another model's dimension, or quantized (as Neo4j creates it by default, and as earlier
-    versions of this product did): its scores are then approximate, and the searches rely on
-    them being the exact cosine. Rebuilding takes seconds at 100,000 clauses."""
-    config = (existing.get("options") or {}).get("indexConfig", {})
-    dims = config.get("vector.dimensions")
-    return (dims is not None and int(dims) != int(dimension)) or config.get("vector.quantization.enabled") is True
-
-
-def upgrade_vector_indexes(db: Database, wait_s: int = 300) -> list[str]:
-    """Rebuild the quantized vector indexes of a graph loaded by an earlier version, keeping
-    their dimension, without re-ingesting: the dashboard's start runs it on an existing graph."""
-    current = {row["name"]: row for row in db.read(q.SHOW_INDEXES)}
-    rebuilt = []
-    for name, label in (("clause_embeddings", "Clause"), ("sla_embeddings", "SLA")):
-        config = ((current.get(name) or {}).get("options") or {}).get("indexConfig", {})
-        if config.get("vector.quantization.enabled") is True and config.get("vector.dimensions"):
-            db.write(q.DROP_INDEX[name])
-            db.write(q.vector_index(name, label, int(config["vector.dimensions"])))
-            rebuilt.append(name)
-    if rebuilt:
-        db.write(q.AWAIT_INDEXES, {"timeout": wait_s}, timeout=wait_s + 10)
-    return rebuilt
 
 
 def schema_state(db: Database) -> SchemaState:

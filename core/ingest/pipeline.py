@@ -28,7 +28,7 @@ from core.graph import vocabulary
 from core.graph.db import Database, get_database
 from core.graph.queries import admin as qa
 from core.graph.queries import ingest as q
-from core.graph.schema import ensure_schema, upgrade_vector_indexes
+from core.graph.schema import ensure_schema
 from core.ingest import classifier as classifier_module
 from core.ingest import cleaning, headings, provisions, splitter
 from core.ingest import drafts as draft_types
@@ -559,11 +559,6 @@ def _after_ingest() -> None:
 
 def graph_counts(db: Database | None = None) -> dict:
     return (db or get_database()).read(q.GRAPH_COUNTS)[0]
-
-
-def upgrade_indexes(db: Database | None = None) -> list[str]:
-    """The vector indexes an earlier version left quantized, rebuilt exact (names returned)."""
-    return upgrade_vector_indexes(db or get_database())
 
 
 def low_confidence_clauses(threshold: float | None = None, limit: int = 500, db: Database | None = None) -> list[dict]:

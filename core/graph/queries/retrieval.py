@@ -378,20 +378,20 @@ RETURN total, {typed_return}, coalesce(sum(s.clause_count), 0) AS n""".replace("
 
 
 def hybrid_fused(active, spend="spend_latest", fulltext: bool = True) -> str:
-    """Hybrid in one query: `$candidates` BM25 hits and `$candidates` vector hits, each scored by
-    exact cosine (the unquantized index's own score; computed for the BM25-only hits), fused as `core.search.linear_fuse` does
+    """Hybrid in one query: `$candidates` BM25 hits and `$candidates` vector hits, each re-scored
+    by exact cosine (the index's quantized score is not), fused as `core.search.linear_fuse` does
     with normalize="max" ($w_fulltext x BM25/max + $w_vector x cosine/max, a missing score counts
     0), then the question's filters, at most `$per_agreement` per agreement, the best `$k`.
     One round trip, and the Cypher shown re-runs to the rows shown. `fulltext=False` when the
     question has no searchable words."""
     bm25 = ("CALL db.index.fulltext.queryNodes('clause_text', $query, {limit: $candidates}) YIELD node, score\n"
-            "  RETURN node, score AS bm25, null AS cosine\n  UNION ALL\n  ") if fulltext else ""
+            "  RETURN node, score AS bm25\n  UNION ALL\n  ") if fulltext else ""
     return f"""CALL () {{
-  {bm25}CALL db.index.vector.queryNodes('clause_embeddings', $candidates, $vector) YIELD node, score
-  RETURN node, null AS bm25, score AS cosine
+  {bm25}CALL db.index.vector.queryNodes('clause_embeddings', $candidates, $vector) YIELD node
+  RETURN node, null AS bm25
 }}
-WITH node AS c, max(bm25) AS bm25, max(cosine) AS cosine
-WITH c, bm25, coalesce(cosine, vector.similarity.cosine(c.embedding, $vector)) AS cosine
+WITH node AS c, max(bm25) AS bm25
+WITH c, bm25, vector.similarity.cosine(c.embedding, $vector) AS cosine
 WITH collect({{c: c, bm25: bm25, cosine: cosine}}) AS pool, max(bm25) AS top_bm25, max(cosine) AS top_cosine
 UNWIND pool AS x
 WITH x.c AS c,

@@ -27,16 +27,12 @@ def spend_index(year: int) -> tuple[str, str]:
     return name, f"CREATE INDEX {name} IF NOT EXISTS FOR (n:Company) ON (n.spend_{year})"
 
 
-# Unquantized, the index's score is the exact cosine (vector.similarity.cosine, same [0, 1]
-# scale), so a search re-scores only the hits that did not come from the vector index.
-VECTOR_INDEX_OPTIONS = "`vector.similarity_function`: 'cosine', `vector.quantization.enabled`: false"
-
-
 def vector_index(name: str, label: str, dimension: int) -> str:
     assert name in {"clause_embeddings", "sla_embeddings"} and label in {"Clause", "SLA"}
     dimension = int(dimension)
     return (f"CREATE VECTOR INDEX {name} IF NOT EXISTS FOR (n:{label}) ON (n.embedding) "
-            f"OPTIONS {{indexConfig: {{`vector.dimensions`: {dimension}, {VECTOR_INDEX_OPTIONS}}}}}")
+            f"OPTIONS {{indexConfig: {{`vector.dimensions`: {dimension}, "
+            f"`vector.similarity_function`: 'cosine'}}}}")
 
 
 # The CJK analyzer tokenizes Chinese into bigrams and English by words, so one index serves both.
