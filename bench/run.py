@@ -210,6 +210,8 @@ def load_large(db, corpus_dir: Path, embedder) -> dict:
     out = _stage_rates(report)
     out["index_wait_s"] = round(time.perf_counter() - t0, 3)
     out["problems"] = len(report.errors)
+    if report.errors:   # the generated corpus should load cleanly: a problem skews what is measured
+        log(f"  large load: {len(report.errors)} problems, the first: {report.errors[0]}")
     out["graph_clauses"] = report.clauses_total
     return out
 
@@ -294,7 +296,7 @@ def measure_queries(db, reps: int, seed: int, neo4j_pid: int | None = None) -> d
 
             def theirs_():
                 # the peer searches for the same words our planner chose (the topic without it)
-                text = _peer_text(ask, item, db)
+                text = _peer_text(item, db)
                 t0 = time.perf_counter()
                 got["n_peer"] = (peer.relay(text, industries=[item["industry"]], total=total) if mode == "relay"
                                  else peer.hybrid_search(text))
@@ -355,13 +357,16 @@ def measure_queries(db, reps: int, seed: int, neo4j_pid: int | None = None) -> d
 _PEER_TEXTS: dict[str, str] = {}
 
 
-def _peer_text(ask, item: dict, db) -> str:
+def _peer_text(item: dict, db) -> str:
     """The words our planner searches for (plan.params.text), planned once per question text
-    outside the peer's timing."""
+    outside the peer's timing (planned only: running the question would warm the caches for
+    whichever of ours and the peer runs next)."""
+    from core.service import plan_only
+
     q = item["q"]
     if q not in _PEER_TEXTS:
-        plan = ask(q, mode=item["mode"], db=db, log=False).plan
-        _PEER_TEXTS[q] = (plan.params.text if plan else None) or item.get("topic") or q
+        plan = plan_only(q, db=db, mode=item["mode"])
+        _PEER_TEXTS[q] = plan.params.text or item.get("topic") or q
     return _PEER_TEXTS[q]
 
 

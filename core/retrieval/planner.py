@@ -54,7 +54,7 @@ HIGH_SPEND = re.compile(r"\b(high[- ]?spend(ing)?|big[- ]?spend|large[- ]?spend|
                         r"高支出|高消费|大额|支出高|高额", re.I)
 LOW_SPEND = re.compile(r"\blow[- ]?spend(ing)?\b|低支出|小额", re.I)
 WORDING = re.compile(r"\b(mention|mentions|mentioning|contain|contains|containing|wording|phrase|word|words|"
-                     r"refer to|refers to|referring to|say about|says about|talk about|talks about)\b|提到|包含|提及",
+                     r"refer to|refers to|referring to)\b|提到|包含|提及",
                      re.I)
 TOPIC = re.compile(r"\b(about|on|regarding|concerning|covering|dealing with|relating to|related to|that (?:cover|address|deal with|discuss))\s+(.+)$|关于(.+)", re.I)
 
@@ -195,8 +195,9 @@ PHRASE_STOP = re.compile(
     r"vendors?|agreements?|contracts?|say|says|does|do|is|are|in|for|from|to|german|french|[a-z]+'s)\b", re.I)
 
 
-def link_clause_types(question: str) -> tuple[list[str], dict[str, str], str | None]:
-    """Types named or described in the question; also the leftover topic for relay search."""
+def link_clause_types(question: str, by_meaning: bool = True) -> tuple[list[str], dict[str, str], str | None]:
+    """Types named or described in the question; also the leftover topic for relay search.
+    `by_meaning=False` links only types named by their words (no model call)."""
     q = question.lower()
     found: dict[str, str] = {}
     named: list[str] = []  # English phrases that named or described a type (described-types pass)
@@ -239,7 +240,7 @@ def link_clause_types(question: str) -> tuple[list[str], dict[str, str], str | N
         phrase = " ".join(words)
         # "... lack a liability clause": the words before "clause" end with a type already named, so
         # there is nothing left to interpret (and embedding the phrase would cost a model call)
-        if phrase and not any(phrase in p for p in found.values()) and not any(
+        if by_meaning and phrase and not any(phrase in p for p in found.values()) and not any(
                 re.search(r"(?<![a-z])" + re.escape(n) + r"(?:s|es)?$", phrase) for n in named):
             tname, sim = semantic_type(phrase)
             if tname and tname not in found:
@@ -257,14 +258,13 @@ def link_clause_types(question: str) -> tuple[list[str], dict[str, str], str | N
                     continue
                 if (CJK.search(phrase) and phrase in topic) or (
                         not CJK.search(phrase) and re.search(r"(?<![a-z])" + re.escape(phrase) + r"(?:s|es)?(?![a-z])", tl)):
-                    # the type's word must carry the topic, in either language: "逾期" (a payment
-                    # word) inside "逾期交货违约金" is one detail of a topic about delivery penalties
-                    if len(phrase) >= len(tl) * 0.5:
+                    if _carries_topic(phrase, tl):
                         found[tname] = f"topic '{phrase}'"
                         break
             if found:
                 topic = None
-        if topic and not found and len(topic.split()) <= 3:  # a longer topic is searched, not typed
+        # a longer topic is searched, not typed (articles and such do not make it longer)
+        if by_meaning and topic and not found and len([w for w in topic.split() if not PHRASE_STOP.fullmatch(w)]) <= 3:
             tname, sim = semantic_type(topic, threshold=0.62)
             if tname:
                 found[tname] = f"meaning of '{topic}' ({sim:.2f})"
@@ -281,6 +281,12 @@ def _keep_compound_heads(found: dict[str, str], spans: dict[str, tuple[int, int]
             del found[t1]
 
 
+def _carries_topic(word: str, topic: str) -> bool:
+    """A type's word types a topic only when it carries it, in either language: "逾期" (a payment
+    word) inside "逾期交货违约金" is one detail of a topic about delivery penalties."""
+    return len(word) >= 0.5 * len(topic)
+
+
 def _drop_topic_details(question: str, found: dict[str, str]) -> None:
     """A type read from Chinese words that are only a detail of the "关于…的条款" topic (its
     words there cover under half of it: the payment word "逾期" in "逾期交货违约金") does not
@@ -295,7 +301,7 @@ def _drop_topic_details(question: str, found: dict[str, str]) -> None:
     for tname in list(found):
         words = [p for p, name, _w in _type_phrases() if name == tname and CJK.search(p)]
         inside = [p for p in words if p in topic]
-        if inside and not any(p in before for p in words) and max(map(len, inside)) < 0.5 * len(topic):
+        if inside and not any(p in before for p in words) and not _carries_topic(max(inside, key=len), topic):
             del found[tname]
 
 
@@ -394,8 +400,9 @@ COUNTS_AGREEMENTS = re.compile(
     r"\b(how many|number of|count)\s+(?:\S+\s+){0,2}?(agreements?|contracts?|slas?)\b|多少(份|个)?(协议|合同)|"
     r"(协议|合同)\S{0,4}?(几份|多少份)|几份(协议|合同)", re.I)
 LAW_WORDS = re.compile(r"\blaws?\b|governed|jurisdiction|法律|管辖|适用", re.I)
-ZH_TOPIC_TAIL = re.compile(r"(?:的)?(?:条款|规定|条文|内容|约定)?(?:有哪些|是什么|吗|呢)?[?？。!！]*$")
-ZH_CLAUSES_TAIL = re.compile(r"(?:的)?(?:条款|规定|条文)(?:有哪些|是什么|吗|呢)?[?？。!！\s]*$")
+ZH_ASKS_END = r"(?:有哪些|是什么|吗|呢)?[?？。!！\s]*$"
+ZH_TOPIC_TAIL = re.compile(r"(?:的)?(?:条款|规定|条文|内容|约定)?" + ZH_ASKS_END)
+ZH_CLAUSES_TAIL = re.compile(r"(?:的)?(?:条款|规定|条文)" + ZH_ASKS_END)
 ABOUT_WORDS = re.compile(r"\b(about|regarding|concerning|mention)", re.I)
 ALL_WORDS = re.compile(r"\b(all|every|each)\b|所有|全部")
 # an apostrophe after a letter is a possessive ("suppliers' clauses"), not an opening quote
@@ -493,7 +500,9 @@ def extract_facts(question: str, vocab: Vocabulary, forced_mode: str | None = No
     how_c, company_spans = link_company_spans(q, vocab)
     # a company's own words ("Belmira Payments SA", "Deutsche Health GmbH") name no type or filter
     rest = mask_spans(q, company_spans) if company_spans else q
-    types, how_t, topic = link_clause_types(rest)
+    # hybrid searches for a type read into the words but never requires one: a question sent
+    # there does not pay a model call to link a type by meaning (see _route_by_meaning)
+    types, how_t, topic = link_clause_types(rest, by_meaning=forced_mode != Mode.HYBRID.value)
     countries = match_values(rest, alias_map(vocab, "countries"))
     industries = match_values(rest, alias_map(vocab, "industries"))
     cities = match_values(rest, alias_map(vocab, "cities"))
@@ -1016,7 +1025,9 @@ GOVERNING_LAW = "Governing Law"
 def contains_phrase_ci(text: str, phrase: str) -> bool:
     if CJK.search(phrase):
         return phrase in text
-    return re.search(r"(?<![a-z])" + re.escape(phrase) + r"(?![a-z])", text.lower()) is not None
+    low = text.lower()
+    # the substring test first: most phrases are absent, and it spares building a regex for them
+    return phrase.lower() in low and re.search(r"(?<![a-z])" + re.escape(phrase) + r"(?![a-z])", low) is not None
 
 
 def _read_laws(f: QuestionFacts, rest: str, vocab: Vocabulary) -> None:

@@ -180,7 +180,8 @@ def _rerank(plan: Plan, result: Result) -> list[dict]:
     exactly what the Cypher returned, so the Cypher shown still re-runs to them."""
     t0 = time.perf_counter()
     offline = rerank.rerank_rows(plan.params.text or result.question, result.rows, len(result.rows))
-    # the shown cap per agreement applies after re-ranking (the query capped only loosely)
+    # the shown cap per agreement applies after re-ranking: relay's query capped only loosely
+    # (hybrid's already at the shown cap, where this changes nothing)
     rows = rerank.cap_per_agreement(offline.rows, RELAY_PER_AGREEMENT, RELAY_K, limit=len(offline.rows))
     note = offline.note
     result.timings_ms["rerank"] = round((time.perf_counter() - t0) * 1000, 2)
@@ -271,6 +272,9 @@ def warm_start(db: Database | None = None) -> dict[str, float]:
     return out
 
 
-def plan_only(question: str, session: str | None = None, db: Database | None = None) -> Plan:
+def plan_only(question: str, session: str | None = None, db: Database | None = None,
+              mode: str = "auto") -> Plan:
+    """The plan `ask` would run, without running it (the benchmark's peer searches its words)."""
     db = db or get_database()
-    return plan_question(question, graph_cache.vocabulary(db), sessions().get(session))
+    return plan_question(question, graph_cache.vocabulary(db), sessions().get(session),
+                         forced_mode=None if mode == "auto" else mode)
