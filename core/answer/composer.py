@@ -141,8 +141,10 @@ def _money(v) -> str:
         return "n/a"
 
 
-def describe_filters(plan: Plan) -> str:
+def describe_filters(plan: Plan, of_agreements: bool = False) -> str:
+    """The filters in words, after the noun they qualify (suppliers, or agreements themselves)."""
     p = plan.params
+    dated = "effective" if of_agreements else "with agreements effective"
     parts = []
     if p.countries:
         parts.append("in " + "/".join(p.countries))
@@ -156,10 +158,12 @@ def describe_filters(plan: Plan) -> str:
         parts.append(f"with {p.spend_year or 'latest'} spend below {_money(p.spend_max)}")
     if p.governing_laws:
         parts.append("governed by " + "/".join(p.governing_laws) + " law")
-    if p.date_from:
-        parts.append(f"effective from {p.date_from}")
-    if p.date_to:
-        parts.append(f"effective until {p.date_to}")
+    if p.date_from and p.date_to:
+        parts.append(f"{dated} {p.date_from} to {p.date_to}")
+    elif p.date_from:
+        parts.append(f"{dated} from {p.date_from}")
+    elif p.date_to:
+        parts.append(f"{dated} until {p.date_to}")
     return " ".join(parts)
 
 
@@ -256,7 +260,7 @@ def _compose(plan: Plan, rows: list[dict], evidence: list[Evidence]) -> str:
             who = _join(p.companies or [], lang)
             if unit == "agreements":
                 n = len({r.get("sla_id") for r in rows})
-                what = ("份协议" if lang == "zh" else "agreements") + (f" ({who})" if who else (f" {describe_filters(plan)}" if describe_filters(plan) else ""))
+                what = ("份协议" if lang == "zh" else "agreements") + (f" ({who})" if who else (f" {describe_filters(plan, of_agreements=True)}" if describe_filters(plan) else ""))
             else:
                 what = ("个条款" if lang == "zh" else "clauses") + (f" in the agreements of {who}" if who and lang != "zh" else (f"（{who}）" if who else ""))
             if lang == "zh":
@@ -460,6 +464,9 @@ def _clause_head(plan: Plan, tname: str, scope: str, n: int, found: list[str], l
             return f"{owner[0].upper() + owner[1:]} {'has' if owner.endswith('agreement') else 'have'} {n} clauses, in order:"
         if intent == Intent.DOCUMENT_TOPIC:
             return f"The most relevant clauses of {owner} about \"{_quote(p.text)}\":"
+        if intent == Intent.POSITION and p.position:
+            place = "The last clause" if p.position < 0 else f"Clause {p.position} (counted along NEXT)"
+            return f"{place} of {owner}:"
         verb = "has" if owner.endswith("agreement") else "have"
         return f"{owner[0].upper() + owner[1:]} {verb} {n} {tname} clause{'s' if n != 1 else ''}:"
     if intent in SEARCH_INTENTS:

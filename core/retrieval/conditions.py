@@ -24,19 +24,36 @@ AGREEMENT_TIME = re.compile(
     r"\b(sign(?:ed|ing)?|effective|in force|started|start(?:s|ing)?|began|begun|commenc\w*|dated|concluded|"
     r"entered into|agreements?|contracts?|slas?)\b|签|生效|订立|缔结|开始", re.I)
 SPEND_NEAR = re.compile(r"\b(spend|spending|spent|cost|paid)\b|支出|花费|花了|开支", re.I)
-_YEAR = r"((?:19|20)\d{2})"
-_EN_RANGE = re.compile(r"\bbetween\s+" + _YEAR + r"\s+and\s+" + _YEAR + r"\b|\b(?:from\s+)?" + _YEAR + r"\s*(?:-|–|to|until)\s*" + _YEAR + r"\b", re.I)
-_ZH_RANGE = re.compile(_YEAR + r"\s*年?\s*(?:到|至|-|–)\s*" + _YEAR + r"\s*年?")
-_EN_BEFORE = re.compile(r"\b(?:before|prior to|earlier than|until|up to|by)\s+(?:the\s+end\s+of\s+)?" + _YEAR + r"\b", re.I)
-_EN_AFTER = re.compile(r"\b(after|later than)\s+" + _YEAR + r"\b", re.I)
-_EN_SINCE = re.compile(r"\b(since|from|as of|starting|onwards? from)\s+" + _YEAR + r"\b|\b" + _YEAR + r"\s+(?:or later|onwards?|and later)\b", re.I)
-_ZH_BEFORE = re.compile(_YEAR + r"\s*年?\s*(?:之前|以前|前)")
-_ZH_SINCE = re.compile(_YEAR + r"\s*年?\s*(?:及以后|及之后|以来|起|开始)")
-_ZH_AFTER = re.compile(_YEAR + r"\s*年?\s*(?:之后|以后|后)")
-_IN_YEAR = re.compile(r"\b(?:in|during|of)\s+" + _YEAR + r"\b|" + _YEAR + r"\s*年")
+_MONTHS = {"january": 1, "february": 2, "march": 3, "april": 4, "may": 5, "june": 6, "july": 7,
+           "august": 8, "september": 9, "october": 10, "november": 11, "december": 12,
+           "jan": 1, "feb": 2, "mar": 3, "apr": 4, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "sept": 9,
+           "oct": 10, "nov": 11, "dec": 12}
+_MONTH = r"(?:" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
+_Y = r"(?:19|20)\d{2}"
+# A point in time, most specific first: a day, a month, a quarter, a year (each has a first and
+# a last day, so "before March 2024" ends on 2024-02-29 and "after March 2024" starts in April).
+_ZH_POINT = _Y + r"\s*年\s*(?:\d{1,2}\s*月(?:\s*\d{1,2}\s*[日号])?|第?[一二三四1-4]\s*季度)"
+_POINT = (r"(?:" + _Y + r"-\d{1,2}-\d{1,2}|" + _Y + r"-\d{1,2}(?![\d-])|"
+          r"\d{1,2}(?:st|nd|rd|th)?\s+" + _MONTH + r",?\s+" + _Y + r"|"
+          + _MONTH + r"\s+\d{1,2}(?:st|nd|rd|th)?,?\s+" + _Y + r"|"
+          + _MONTH + r",?\s+" + _Y + r"|q[1-4]\s+" + _Y + r"|" + _Y + r"\s*q[1-4]|" + _ZH_POINT + r"|"
+          + r"(?<!\d)" + _Y + r"(?!\d))")
+_P = r"(" + _POINT + r")"
+_EN_RANGE = re.compile(r"\bbetween\s+" + _P + r"\s+and\s+" + _P + r"|\b(?:from\s+)?" + _P + r"\s*(?:-|–|to|until)\s*" + _P,
+                       re.I)
+_ZH_RANGE = re.compile(_P + r"\s*年?\s*(?:到|至|-|–)\s*" + _P + r"\s*年?")
+_EN_BEFORE = re.compile(r"\b(?:on or before|before|prior to|earlier than|until|up to|by)\s+(?:the\s+end\s+of\s+)?" + _P, re.I)
+_EN_AFTER = re.compile(r"\b(?:after|later than)\s+" + _P, re.I)
+_EN_SINCE = re.compile(r"\b(?:since|from|as of|starting|onwards? from|on or after)\s+" + _P + r"|" + _P +
+                       r"\s+(?:or later|onwards?|and later)\b", re.I)
+_ZH_BEFORE = re.compile(_P + r"\s*年?\s*(?:之前|以前|前)")
+_ZH_SINCE = re.compile(_P + r"\s*年?\s*(?:及以后|及之后|以来|起|开始)")
+_ZH_AFTER = re.compile(_P + r"\s*年?\s*(?:之后|以后|后)")
+_IN_POINT = re.compile(r"\b(?:in|during|of)\s+" + _P + r"|(" + _ZH_POINT + r")|" + _P + r"\s*年", re.I)
 _RELATIVE = re.compile(r"\b(last|previous|this|current|next)\s+year\b|(去年|今年|明年|前年)", re.I)
 _REL_OFFSET = {"last": -1, "previous": -1, "this": 0, "current": 0, "next": 1,
                "去年": -1, "今年": 0, "明年": 1, "前年": -2}
+_ZH_QUARTER = {"一": 1, "二": 2, "三": 3, "四": 4}
 
 
 @dataclass
@@ -46,11 +63,46 @@ class DateCondition:
     how: str            # shown in the plan: the words that set it and what they mean
 
 
+def _month_end(year: int, month: int) -> dt.date:
+    return (dt.date(year + (month == 12), month % 12 + 1, 1) - dt.timedelta(days=1))
+
+
+def point_bounds(text: str) -> tuple[dt.date, dt.date]:
+    """The first and last day of a point matched by `_POINT`."""
+    t = text.strip().lower()
+    nums = [int(n) for n in re.findall(r"\d+", t)]
+    year = next(n for n in nums if n >= 1900)
+    month_word = re.search(r"[a-z]{3,9}", re.sub(r"\b(?:st|nd|rd|th)\b|q[1-4]", " ", t))
+    quarter = re.search(r"q([1-4])|第?([一二三四1-4])\s*季度", t)
+    if quarter:
+        qn = int(quarter.group(1)) if quarter.group(1) else int(_ZH_QUARTER.get(quarter.group(2), quarter.group(2)))
+        return dt.date(year, 3 * qn - 2, 1), _month_end(year, 3 * qn)
+    if month_word and month_word.group(0) in _MONTHS:
+        month = _MONTHS[month_word.group(0)]
+        day = next((n for n in nums if n != year), None)
+    elif "年" in t or "-" in t:
+        rest = [n for n in nums if n != year] if nums[0] == year else nums[1:]
+        month, day = (rest + [None, None])[:2]
+    else:
+        return dt.date(year, 1, 1), dt.date(year, 12, 31)
+    if month is None:
+        return dt.date(year, 1, 1), dt.date(year, 12, 31)
+    if day:
+        d = dt.date(year, month, day)
+        return d, d
+    return dt.date(year, month, 1), _month_end(year, month)
+
+
+def _points(m: re.Match) -> list[tuple[dt.date, dt.date]]:
+    return [point_bounds(g) for g in m.groups() if g]
+
+
 def parse_agreement_dates(q: str, today: dt.date | None = None) -> DateCondition | None:
     """The effective-date window a question asks for, or None when its years are spend years.
 
     A year counts as an agreement date only when the question speaks of agreements being
-    signed, effective or in force (a spend year sits next to spend words instead)."""
+    signed, effective or in force (a spend year sits next to spend words instead). A point may
+    be a day, a month, a quarter or a year, in English or Chinese."""
     if not AGREEMENT_TIME.search(q):
         return None
     if SPEND_NEAR.search(q) and not re.search(r"\b(sign\w*|effective|in force|start\w*|commenc\w*)\b|签|生效", q, re.I):
@@ -61,27 +113,46 @@ def parse_agreement_dates(q: str, today: dt.date | None = None) -> DateCondition
         word = (rel.group(1) or rel.group(2)).lower()
         year = today.year + _REL_OFFSET.get(word, _REL_OFFSET.get(rel.group(0), 0))
         return DateCondition(f"{year}-01-01", f"{year}-12-31", f"'{rel.group(0)}' = {year} (today is {today})")
+    try:
+        return _window(q)
+    except ValueError:   # "2024-02-31": no such day, so no date condition rather than a wrong one
+        return None
+
+
+def _label(a: dt.date, b: dt.date) -> str:
+    """A window as people say it: a year, a month, a day, or from-to."""
+    if (a.month, a.day, b.month, b.day) == (1, 1, 12, 31) and a.year == b.year:
+        return str(a.year)
+    if a.day == 1 and b == _month_end(a.year, a.month):
+        return f"{a.year}-{a.month:02d}"
+    return a.isoformat() if a == b else f"{a} to {b}"
+
+
+def _window(q: str) -> DateCondition | None:
+    said = lambda m: f"'{m.group(0).strip()}'"  # noqa: E731
     for pat in (_EN_RANGE, _ZH_RANGE):
         m = pat.search(q)
         if m:
-            a, b = sorted(int(y) for y in m.groups() if y)
-            return DateCondition(f"{a}-01-01", f"{b}-12-31", f"'{m.group(0).strip()}': effective {a}-{b}")
+            (a, _), (_, b) = sorted(_points(m))
+            return DateCondition(a.isoformat(), b.isoformat(), f"{said(m)}: effective {_label(a, b)}")
     m = _ZH_SINCE.search(q) or _EN_SINCE.search(q)
     if m:
-        y = next(g for g in m.groups() if g and g.isdigit())
-        return DateCondition(f"{y}-01-01", None, f"'{m.group(0).strip()}': effective on or after {y}-01-01")
+        a = _points(m)[0][0]
+        return DateCondition(a.isoformat(), None, f"{said(m)}: effective on or after {a}")
     m = _EN_BEFORE.search(q) or _ZH_BEFORE.search(q)
     if m:
-        y = int(next(g for g in m.groups() if g and g.isdigit()))
-        return DateCondition(None, f"{y - 1}-12-31", f"'{m.group(0).strip()}': effective before {y}-01-01")
+        a, b = _points(m)[0]
+        if re.search(r"\bend\s+of\b|\bon or before\b", m.group(0), re.I):   # "by the end of 2024": 2024 included
+            return DateCondition(None, b.isoformat(), f"{said(m)}: effective on or before {b}")
+        return DateCondition(None, (a - dt.timedelta(days=1)).isoformat(), f"{said(m)}: effective before {a}")
     m = _EN_AFTER.search(q) or _ZH_AFTER.search(q)
     if m:
-        y = int(next(g for g in m.groups() if g and g.isdigit()))
-        return DateCondition(f"{y + 1}-01-01", None, f"'{m.group(0).strip()}': effective after {y}-12-31")
-    m = _IN_YEAR.search(q)
+        b = _points(m)[0][1]
+        return DateCondition((b + dt.timedelta(days=1)).isoformat(), None, f"{said(m)}: effective after {b}")
+    m = _IN_POINT.search(q)
     if m and not SPEND_NEAR.search(q):
-        y = next(g for g in m.groups() if g)
-        return DateCondition(f"{y}-01-01", f"{y}-12-31", f"'{m.group(0).strip()}': effective in {y}")
+        a, b = _points(m)[0]
+        return DateCondition(a.isoformat(), b.isoformat(), f"{said(m)}: effective in {_label(a, b)}")
     return None
 
 

@@ -299,6 +299,35 @@ def link_sla_ids(question: str, vocab: Vocabulary) -> list[str]:
     return [m for m in dict.fromkeys(found) if m in ids]
 
 
+def _service_words(name: str) -> set[str]:
+    words = {w.lower().rstrip("s") for w in re.findall(r"[A-Za-z][A-Za-z\-]{3,}", name)}
+    grams = {run[i:i + 2] for run in CJK.findall(name) for i in range(len(run) - 1)}
+    return (words - STOPWORDS) | grams
+
+
+def link_agreement_by_service(question: str, vocab: Vocabulary, companies: list[str]) -> tuple[str, str] | None:
+    """One of a named company's several agreements, named by a word of its service that none
+    of the company's other agreements has ("Alpenkraft's backup agreement"): (id, how)."""
+    if len(companies) != 1:
+        return None
+    own = [a for a in vocab.agreements if a.get("company") == companies[0] and a.get("service_name")]
+    if len(own) < 2:
+        return None
+    words = {a["id"]: _service_words(a["service_name"]) for a in own}
+    asked = {w.lower().rstrip("s") for w in re.findall(r"[A-Za-z][A-Za-z\-]{3,}", question)} | \
+        {run[i:i + 2] for run in CJK.findall(question) for i in range(len(run) - 1)}
+    hits = {}
+    for sla_id, ws in words.items():
+        others = set().union(*(v for k, v in words.items() if k != sla_id))
+        distinctive = (ws - others) & asked
+        if distinctive:
+            hits[sla_id] = sorted(distinctive)
+    if len(hits) != 1:
+        return None
+    sla_id, said = next(iter(hits.items()))
+    return sla_id, f"service word '{said[0]}'"
+
+
 _ALIAS_CACHE: dict[tuple[int, str], tuple[Vocabulary, dict[str, str]]] = {}
 
 
@@ -332,6 +361,24 @@ def alias_map(vocab: Vocabulary, kind: str) -> dict[str, str]:
         _ALIAS_CACHE.clear()
     _ALIAS_CACHE[(id(vocab), kind)] = (vocab, out)
     return out
+
+
+def region_countries(question: str, vocab: Vocabulary) -> tuple[dict[str, str], str | None]:
+    """Countries named through a region ("Asian suppliers", "欧洲供应商"): country -> the region
+    word, for the region's countries the graph holds; and the region when it holds none of
+    them (the filter then applies and matches none, and the plan says so)."""
+    regions = lexicon().get("regions", {})
+    phrases = {name: region for region, spec in regions.items() for name in spec["names"]}
+    found = match_values(question, phrases)
+    out: dict[str, str] = {}
+    empty = None
+    for region, phrase in found.items():
+        held = [c for c in regions[region]["countries"] if c in vocab.countries]
+        if not held:
+            empty = empty or region
+        for country in held:
+            out.setdefault(country, phrase)
+    return out, empty
 
 
 def match_values(question: str, mapping: dict[str, str], guard_clause_words: bool = True) -> dict[str, str]:

@@ -20,15 +20,18 @@ from typing import Any, Callable
 from core.config import settings
 from core.graph.vocabulary import Vocabulary
 from core.retrieval import conditions as cond
-from core.retrieval.linking import (CJK, STOPWORDS, alias_map, link_company_spans, link_sla_ids, mask_spans,
-                                    match_values, normalize)
+from core.retrieval.linking import (CJK, STOPWORDS, alias_map, lexicon, link_agreement_by_service, link_company_spans,
+                                    link_sla_ids, mask_spans, match_values, normalize, region_countries)
 from core.types import RETRIEVAL_MODES, SEARCH_MODES, Intent, Mode, Plan, PlanParams
 
+# a negated verb, whatever the verb: "do not protect", "doesn't cap", "can we not terminate",
+# "does Kestrel's contract not mention"
+_NEGATED_VERB = (r"(?:(?:do|does|did|can|could|may|will|would|should|must)(?:\s+[\w'’]+){0,3}?\s+not|"
+                 r"don't|doesn't|didn't|can't|cannot|won't|wouldn't|shouldn't|mustn't)\s+[a-z]+")
+NEGATED_VERB = re.compile(_NEGATED_VERB, re.I)
 NEGATION = re.compile(
-    r"\b(lack|lacks|lacking|without|missing|miss|misses|no|none|absent|don't have|do not have|doesn't have|"
-    r"does not have|not have|not include|don't include|do not include|fail to include|fails to include|"
-    r"neither|omit|omits|never|nothing|not cover|don't cover|doesn't cover|do not cover|does not cover|"
-    r"don't (?:promise|offer|provide|say|mention|contain|specify|set)|do not (?:promise|offer|provide|say|mention))\b|"
+    r"\b(lack|lacks|lacking|without|missing|miss|misses|no|none|absent|not have|not include|fail to include|"
+    r"fails to include|neither|omit|omits|never|nothing|" + _NEGATED_VERB + r")\b|"
     r"缺少|缺乏|没有|无|未包含|不包含|缺失|未约定|没约定", re.I)
 # "count" only as a verb or noun of counting ("what does not count against uptime" counts nothing);
 # "是多少" asks for a value ("the liability cap is how much"), not a count
@@ -76,7 +79,7 @@ NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, 
 _N = r"(\d{1,3}|one|two|three|four|five|six|seven|eight|nine|ten|[一二两三四五六七八九十])"
 RANKED = re.compile(r"\b(?:top|biggest|largest|highest[- ]spend(?:ing)?)\s+" + _N + r"?\s*(?:\w+\s+)?(?:suppliers?|vendors?|compan(?:y|ies))\b"
                     r"|\b" + _N + r"\s+(?:biggest|largest|top)\b|\b(?:suppliers?|vendors?)\s+by\s+(?:\d{4}\s+)?spend\b"
-                    r"|\b(?:most|highest)\s+spend\b|前\s*" + _N + r"\s*(?:名|家|位|个)|支出最(?:高|多|大)的?\s*" + _N + r"?|花费最多的\s*" + _N + r"?"
+                    r"|\b(?:most|highest)\s+spend\b|\b(?:spend|spent|spending|pay|paid)\s+(?:\w+\s+){0,2}?(?:the\s+)?most\b|前\s*" + _N + r"\s*(?:名|家|位|个)|支出最(?:高|多|大)的?\s*" + _N + r"?|花费最多的\s*" + _N + r"?"
                     r"|支出排名", re.I)
 GROUP_BY = re.compile(r"\b(?:by|per|for each|each|across)\s+(?:spend\s+)?(countr(?:y|ies)|industr(?:y|ies)|sectors?|categor(?:y|ies))\b"
                       r"|(?:按|各|每个|分)(?:支出|采购)?(国家|行业|类别|品类|类目)", re.I)
@@ -362,24 +365,6 @@ def parse_year(question: str, years: list[int]) -> int | None:
     return None
 
 
-def parse_effective_dates(question: str) -> tuple[str | None, str | None]:
-    q = question.lower()
-    m = re.search(r"\b(effective|signed|dated|started|starting|starts|commenc\w*|生效)\b.{0,20}?"
-                  r"\b(after|since|from|before|until|prior to|by)\b\s*(\d{4}-\d{2}-\d{2}|\d{4})", q)
-    if not m:
-        m2 = re.search(r"(\d{4}-\d{2}-\d{2}|\d{4})\s*年?(之后|以后|之前|以前)生效", q)
-        if not m2:
-            return None, None
-        word, val = m2.group(2), m2.group(1)
-        after = word in {"之后", "以后"}
-    else:
-        word, val = m.group(2), m.group(3)
-        after = word in {"after", "since", "from"}
-    if len(val) == 4:
-        val = f"{val}-01-01" if after and word in {"since", "from"} else (f"{val}-12-31" if after else f"{val}-01-01")
-    return (val, None) if after else (None, val)
-
-
 # ---------------------------------------------------------------------------------------
 # the planner: extract -> inherit -> route
 # ---------------------------------------------------------------------------------------
@@ -436,8 +421,6 @@ class QuestionFacts:
     spend_min: float | None
     spend_max: float | None
     year: int | None                         # a spend year named in the question
-    date_from: str | None
-    date_to: str | None
     linked: dict[str, Any]                   # how each entity was recognised (shown in the plan)
     negated: bool
     counting: bool
@@ -448,6 +431,8 @@ class QuestionFacts:
     after: bool                              # position words: "the clause after ..."
     before: bool
     forced_mode: Mode | None = None
+    date_from: str | None = None             # the agreements' effective-date window (read_conditions)
+    date_to: str | None = None
     categories: dict[str, str] = field(default_factory=dict)   # spend category -> the phrase that named it
     asks_spend: bool = False                 # the question is about spend figures
     top: int | None = None                   # "top 5 suppliers by spend": how many
@@ -504,6 +489,9 @@ def extract_facts(question: str, vocab: Vocabulary, forced_mode: str | None = No
     # there does not pay a model call to link a type by meaning (see _route_by_meaning)
     types, how_t, topic = link_clause_types(rest, by_meaning=forced_mode != Mode.HYBRID.value)
     countries = match_values(rest, alias_map(vocab, "countries"))
+    by_region, empty_region = region_countries(rest, vocab)
+    for country, phrase in by_region.items():
+        countries.setdefault(country, phrase)
     industries = match_values(rest, alias_map(vocab, "industries"))
     cities = match_values(rest, alias_map(vocab, "cities"))
     for found in (countries, industries, cities):
@@ -517,21 +505,29 @@ def extract_facts(question: str, vocab: Vocabulary, forced_mode: str | None = No
                 if phrase == law_word:
                     countries.pop(cname)
     spend_min, spend_max, spend_how = parse_spend(q, settings().high_spend_threshold)
-    date_from, date_to = parse_effective_dates(q)
     linked: dict[str, Any] = {}
+    if empty_region and not countries:
+        linked["not_in_graph"] = f"no supplier is in {empty_region}: the filter is applied and matches none"
+        countries = {c: empty_region for c in lexicon()["regions"][empty_region]["countries"]}
     for key, val in (("companies", how_c), ("clause_types", how_t), ("countries", countries),
                      ("industries", industries), ("cities", cities), ("governing_law", laws), ("spend", spend_how)):
         if val:
             linked[key] = val
+    sla_ids = link_sla_ids(q, vocab)
+    by_service = None if sla_ids else link_agreement_by_service(rest, vocab, list(how_c))
+    if by_service:   # "Alpenkraft's backup agreement": one of the company's agreements
+        sla_ids = [by_service[0]]
+        linked["agreements"] = {by_service[0]: by_service[1]}
     counting = bool(COUNT_WORDS.search(q))
     spend = read_spend_question(rest, vocab, (countries, industries, cities))
     if spend.categories:
         linked["spend_categories"] = spend.categories
     facts = QuestionFacts(
-        q=q, language="zh" if CJK.search(q) else "en", companies=list(how_c), sla_ids=link_sla_ids(q, vocab),
+        q=q, language="zh" if CJK.search(q) else "en", companies=list(how_c), sla_ids=sla_ids,
         types=types, topic=topic, countries=countries, industries=industries, cities=cities, laws=laws,
         spend_min=spend_min, spend_max=spend_max, year=parse_year(q, vocab.spend_years),
-        date_from=date_from, date_to=date_to, linked=linked, negated=bool(NEGATION.search(q.replace("有没有", "有"))),
+        linked=linked,
+        negated=_negated(q, how_t, _wants_companies(q) or bool(YES_NO.search(q))),
         counting=counting, summing=bool(SUM_WORDS.search(q)) or (spend.asks and bool(HOW_MUCH.search(q))),
         counts_agreements=counting and bool(COUNTS_AGREEMENTS.search(q)),
         wants_companies=_wants_companies(q), yes_no=bool(YES_NO.search(q)),
@@ -539,6 +535,29 @@ def extract_facts(question: str, vocab: Vocabulary, forced_mode: str | None = No
         forced_mode=Mode(forced_mode) if forced_mode else None, categories=spend.categories, asks_spend=spend.asks,
         top=spend.top, group_by=spend.group_by)
     return read_conditions(facts, rest, vocab)
+
+
+def _negated(q: str, type_links: dict[str, str], about_companies: bool) -> bool:
+    """Whether the question negates what it asks about companies. Not a negation: words that
+    named a type ("terminate without cause" names one), "without" qualifying a verb ("terminate
+    without cause": no clause or type word follows), a negated verb in a question about content
+    ("what does not count against uptime"), the "有没有" of a Chinese yes/no question."""
+    text = q.replace("有没有", "有")
+    phrases = [m.group(1) for how in type_links.values()
+               if (m := re.fullmatch(r"(?:name|keyword|topic) '(.+)'", how))]
+    masked = text
+    for phrase in (p for p in phrases if NEGATION.search(p)):   # "without cause", not "terminate"
+        masked = re.sub(re.escape(phrase), lambda m: " " * len(m.group(0)), masked, flags=re.I)
+    for m in NEGATION.finditer(masked):
+        word = m.group(0).lower()
+        if word == "without":
+            after = text[m.end():m.end() + 40]
+            if not (CLAUSE_WORDS.search(after) or any(p.lower() in after.lower() for p in phrases)):
+                continue
+        elif NEGATED_VERB.fullmatch(word) and not about_companies:
+            continue
+        return True
+    return False
 
 
 SUPPLIER_AFTER = re.compile(r"^(?:[\s'’s-]*|\s+\w+\s+)(suppliers?|vendors?|compan(?:y|ies)|providers?|firms?|partners?|"
@@ -600,7 +619,8 @@ def read_spend_question(q: str, vocab: Vocabulary, attributes: tuple[dict, ...])
         categories = {k: ph for k, ph in match_values(q, category_map(vocab)).items() if ph.lower() not in taken}
     top = None
     if ranked:
-        singular = re.search(r"\b(supplier|vendor|company)$", ranked.group(0), re.I)
+        singular = re.search(r"\b(supplier|vendor|company)$", ranked.group(0), re.I) or \
+            re.search(r"\b(?:which|what)\s+(?:single\s+)?(?:supplier|vendor|company)\b(?![s'’])", q, re.I)
         top = next((_number(g) for g in ranked.groups() if _number(g)), None) or (1 if singular else 5)
     group = None
     if grouped and (asks or SUM_WORDS.search(q)):
@@ -746,9 +766,16 @@ def _count_or(intent: Intent) -> Callable[[QuestionFacts], Intent]:
     return lambda f: Intent.SUM_SPEND if f.summing else (Intent.COUNT if f.counting else intent)
 
 
+LISTS_AGREEMENTS = re.compile(r"\b(?:which|what|list|show|find)\s+(?:\w+\s+){0,2}?(?:agreements?|contracts?|slas?)\b|"
+                              r"(?:合同|协议)有哪些|哪些(?:合同|协议)", re.I)
+
+
 def _aggregate_over_companies(f: QuestionFacts) -> bool:
+    """Companies filtered by attributes: counted, summed, listed, or the agreements that pass
+    the filters ("which contracts are governed by Italian law": no topic to search for)."""
     text_query = f.text_query
-    return (f.has_filters and (f.counting or f.summing or f.wants_companies or not text_query)) or \
+    lists = f.wants_companies or (bool(LISTS_AGREEMENTS.search(f.q)) and not f.topic and not f.wording)
+    return (f.has_filters and (f.counting or f.summing or lists or not text_query)) or \
         ((f.counting or f.summing) and not text_query) or (f.summing and bool(ALL_WORDS.search(f.q)))
 
 
@@ -936,8 +963,7 @@ def read_conditions(f: QuestionFacts, rest: str, vocab: Vocabulary) -> QuestionF
     is in, a position, and a clause type named by meaning. Each is recorded in `linked`, so the
     plan shows what was understood and a recognised condition is never dropped silently."""
     dates = cond.parse_agreement_dates(f.q)
-    # years only: the conditions' reading wins ("before 2023" ends on 2022-12-31, not on 2023-01-01)
-    if dates and (not (f.date_from or f.date_to) or not re.search(r"\d{4}-\d{2}-\d{2}", f.q)):
+    if dates:
         f.date_from, f.date_to = dates.date_from, dates.date_to
         f.linked["effective_date"] = dates.how
     _read_laws(f, rest, vocab)
@@ -953,7 +979,7 @@ def read_conditions(f: QuestionFacts, rest: str, vocab: Vocabulary) -> QuestionF
     if pos and f.named:
         f.position = pos[0]
         f.linked["position"] = f"'{pos[1]}' = {'the last' if pos[0] < 0 else f'clause {pos[0]}'}"
-    if f.negated and not NEGATION.search(cond.main_clause(f.q).replace("有没有", "有")):
+    if f.negated and not _negated(cond.main_clause(f.q), f.linked.get("clause_types") or {}, _about_companies(f)):
         f.negated = False   # "penalties when they miss the target": the miss is the situation, not a gap
         f.linked["negation"] = "only inside the condition: not a gap question"
     if not f.types and f.named and f.positional:
@@ -976,6 +1002,9 @@ def read_conditions(f: QuestionFacts, rest: str, vocab: Vocabulary) -> QuestionF
             if CLAUSE_WORDS.search(f.q):   # "clauses that limit how much a supplier pays": no spend figure
                 f.summing = f.asks_spend = False
             f.linked["clause_types"] = {tname: why}
+        if f.negated and tname and not _negated(f.q, f.linked["clause_types"], _about_companies(f)):
+            f.negated = False   # "terminate without cause": the words that named the type
+            f.linked["negation"] = "part of the words that named the clause type: not a gap question"
     elif len(f.types) > 1:
         spans = {t: _type_position(f.q, how) for t, how in (f.linked.get("clause_types") or {}).items()}
         split = cond.split_subject(f.q, {t: p for t, p in spans.items() if p is not None})
@@ -983,6 +1012,10 @@ def read_conditions(f: QuestionFacts, rest: str, vocab: Vocabulary) -> QuestionF
             f.types = [split[0]]
             f.linked["subject"] = split[2]
     return f
+
+
+def _about_companies(f: QuestionFacts) -> bool:
+    return f.wants_companies or f.yes_no
 
 
 def _type_by_meaning(f: QuestionFacts, rest: str) -> tuple[str | None, str]:
@@ -1070,8 +1103,8 @@ def _meaning_may_name_type(f: QuestionFacts) -> bool:
     if CJK.search(f.q) and not (f.negated or f.yes_no):
         return False    # a Chinese listing by filters: its words describe the filters, not a type
     # without a company: a gap, a yes/no or a listing of clauses; a topic search stays a search
-    return f.negated or f.yes_no or bool(ALL_WORDS.search(f.q)) or bool(COMPARE.search(f.q)) or \
-        (f.has_filters and not f.topic)
+    return f.negated or f.yes_no or f.wants_companies or bool(ALL_WORDS.search(f.q)) or \
+        bool(COMPARE.search(f.q)) or (f.has_filters and not f.topic)
 
 
 def _type_position(q: str, how: str) -> int | None:

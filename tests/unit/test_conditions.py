@@ -109,3 +109,17 @@ def test_what_is_asked_for_links_when_the_whole_question_does_not():
     assert cond.type_by_meaning("receive if system goes offline")[0] is None
     assert cond.type_by_meaning_first(["", "exit"])[0] == "Termination"
     assert cond.type_by_meaning_first([]) == (None, 0.0, "")
+
+
+def test_days_months_and_quarters_are_points_with_a_first_and_last_day():
+    assert window("List the contracts that started before March 2024.") == (None, "2024-02-29")
+    assert window("contracts signed after Feb 2023") == ("2023-03-01", None)
+    assert window("agreements effective since 15 March 2023") == ("2023-03-15", None)
+    assert window("contracts signed on or after March 1, 2024") == ("2024-03-01", None)
+    assert window("contracts effective after 2024-03-01") == ("2024-03-02", None)
+    assert window("agreements signed in Q1 2024") == ("2024-01-01", "2024-03-31")
+    assert window("contracts signed between March 2023 and June 2024") == ("2023-03-01", "2024-06-30")
+    assert window("contracts signed by the end of 2024") == (None, "2024-12-31")
+    assert window("2024年3月以后签订的合同") == ("2024-04-01", None)
+    assert window("2023年第二季度签的合同") == ("2023-04-01", "2023-06-30")
+    assert window("contracts signed on 2024-02-31") is None      # no such day: no condition, not a wrong one

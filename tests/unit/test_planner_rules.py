@@ -198,3 +198,52 @@ def test_a_chinese_type_word_that_is_only_a_detail_of_the_topic_types_nothing():
     assert not p.params.types and p.params.text == "逾期交货违约金" and p.mode == Mode.RELAY
     # a type word that is the topic still types it
     assert plan_question("关于付款的条款", VOCAB).params.types == ["Payment"]
+
+
+@pytest.mark.parametrize("question, negated", [
+    ("Which suppliers lack a termination clause?", True),
+    ("Which suppliers do not limit their liability?", True),          # any negated verb
+    ("Which suppliers can we not terminate?", True),
+    ("Which suppliers have contracts without a liability clause?", True),
+    ("Which suppliers can terminate without cause?", False),           # "without" qualifies a verb
+    ("What does not count against uptime in Kestrel's contract?", False),   # content, not companies
+])
+def test_negation_is_read_from_what_the_question_asks_about_companies(question, negated):
+    facts = planner.inherit_context(planner.extract_facts(question, VOCAB), None)
+    assert facts.negated is negated
+
+
+def test_what_a_contract_says_about_a_topic_is_no_wording_search():
+    p = plan_question("What do the agreements of German suppliers say about liability?", VOCAB)
+    assert p.intent == Intent.ATTRIBUTE_CLAUSES and p.params.types == ["Liability"]
+
+
+def test_spending_the_most_ranks_suppliers_and_a_singular_asks_for_one():
+    p = plan_question("Which of our suppliers do we spend the most with?", VOCAB)
+    assert p.intent == Intent.SPEND_TOP and p.params.top == 5
+    assert plan_question("Which supplier did we pay the most in 2023?", VOCAB).params.top == 1
+
+
+def test_month_dates_filter_agreements():
+    p = plan_question("List the suppliers whose contracts started before March 2024.", VOCAB)
+    assert (p.params.date_from, p.params.date_to) == (None, "2024-02-29")
+
+
+def test_a_region_filters_by_its_countries_in_the_graph():
+    p = plan_question("Which European suppliers lack a liability clause?", VOCAB)
+    assert sorted(p.params.countries) == ["France", "Germany"] and p.intent == Intent.GAP
+    empty = plan_question("Which Asian suppliers lack a liability clause?", VOCAB)
+    assert empty.params.countries and "Germany" not in empty.params.countries
+    assert "no supplier is in Asia" in empty.linked["not_in_graph"]
+
+
+def test_a_service_word_names_one_of_a_companys_agreements():
+    vocab = Vocabulary(companies=[{"name": "Alpenkraft AG", "aliases": ["Alpenkraft"], "country": "Switzerland",
+                                   "industry": "Technology", "cities": []}],
+                       agreements=[{"id": "A-4", "company": "Alpenkraft AG", "service_name": "Colocation Services"},
+                                   {"id": "A-5", "company": "Alpenkraft AG", "service_name": "Managed Backup Service"}],
+                       clause_types=["Liability"], spend_years=[2024])
+    p = plan_question("What does Alpenkraft's backup agreement say about liability?", vocab)
+    assert p.params.sla_ids == ["A-5"] and "backup" in p.linked["agreements"]["A-5"]
+    # a word both services share ("service") names neither
+    assert plan_question("What does Alpenkraft's service agreement say about liability?", vocab).params.sla_ids == []
