@@ -285,6 +285,15 @@ def test_nothing_matches_gives_a_plain_answer_and_no_evidence(graph):
     assert r.evidence == [] or all(e.clause_type == "Force Majeure" for e in r.evidence)
 
 
+def test_a_named_agreement_without_the_type_says_so_then_shows_its_closest_clauses(graph):
+    r = ask("What does Kestrel's agreement say about confidentiality?", db=graph, log=False)
+    assert r.answer.startswith("No Confidentiality clause found in Kestrel")
+    assert r.evidence and all(e.sla_id == "AGR-07" for e in r.evidence)
+    assert any("ranks its clauses by similarity" in w for w in r.warnings)
+    again = graph.read(r.cypher, r.params)   # the Cypher shown is the ranking that ran
+    assert [_strip(x) for x in again] == [_strip(x) for x in r.rows]
+
+
 def test_unmappable_question_says_so(graph):
     r = ask("What is the airspeed velocity of an unladen swallow", db=graph, log=False)
     assert r.plan.intent in {"unknown", "relay", "hybrid"}

@@ -119,14 +119,14 @@ def build_subgraph(rows: list[dict], evidence: list[Evidence]) -> dict:
 
 # ---------------------------------------------------------------------------------------
 
-def _join(items: list[str], lang: str) -> str:
+def _join(items: list[str], lang: str, word: str = "and") -> str:
     if lang == "zh":
-        return "、".join(items)
+        return ("或" if word == "or" else "、").join(items)
     if lang == "list":
         return ", ".join(items)
     if len(items) <= 2:
-        return " and ".join(items)
-    return ", ".join(items[:-1]) + ", and " + items[-1]
+        return f" {word} ".join(items)
+    return ", ".join(items[:-1]) + f", {word} " + items[-1]
 
 
 def _amount(v, currency: str | None) -> str:
@@ -236,7 +236,9 @@ def _compose(plan: Plan, rows: list[dict], evidence: list[Evidence]) -> str:
     lang = plan.language
     p = plan.params
     types = p.types or []
-    tname = _join([_type_label(t, lang) for t in types], lang) if types else ""
+    # "with a Force Majeure or Liability clause"; a gap already says "lacking any of"
+    either = "or" if p.type_match == "any" and plan.intent != Intent.GAP and not p.gap else "and"
+    tname = _join([_type_label(t, lang) for t in types], lang, either) if types else ""
     if lang == "zh":
         filt = describe_filters_zh(plan)
         scope = f"{filt}供应商"

@@ -2,7 +2,7 @@
 
 Why pairwise and linear: train has only 51 queries, so what matters is that the model
 generalises to queries it has not seen, not that it fits 58,000 pairs. A pairwise logistic
-regression over a dozen list-relative features (core.retrieval.rerank.FEATURES) has a dozen
+regression over 15 list-relative features (core.retrieval.rerank.FEATURES) has 15
 weights; it learns "within one query's candidates, prefer the clause that ..." and nothing
 query-specific. Candidates are the product's first stage (the fused hybrid ranking of each
 query's judged pool, exactly what `eval acord --protocol pool` scores).

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from core.retrieval.linking import CJK, lexicon
+from core.retrieval.linking import CJK, jurisdiction_names, lexicon
 
 # --- dates --------------------------------------------------------------------------------
 
@@ -32,24 +32,29 @@ _MONTH = r"(?:" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
 _Y = r"(?:19|20)\d{2}"
 # A point in time, most specific first: a day, a month, a quarter, a year (each has a first and
 # a last day, so "before March 2024" ends on 2024-02-29 and "after March 2024" starts in April).
-_ZH_POINT = _Y + r"\s*年\s*(?:\d{1,2}\s*月(?:\s*\d{1,2}\s*[日号])?|第?[一二三四1-4]\s*季度)"
+_ZH_POINT = _Y + r"\s*年\s*(?:\d{1,2}\s*月(?:\s*\d{1,2}\s*[日号])?|第?[一二三四1-4]\s*季度|[上下]半年)"
+_ORDINAL = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4}
+_PART = (r"(?:(?:first|second|1st|2nd)\s+half|(?:first|second|third|fourth|1st|2nd|3rd|4th)\s+quarter)"
+         r"\s+(?:of\s+)?" + _Y + r"|h[12]\s+" + _Y + r"|" + _Y + r"\s*h[12]")
 _POINT = (r"(?:" + _Y + r"-\d{1,2}-\d{1,2}|" + _Y + r"-\d{1,2}(?![\d-])|"
           r"\d{1,2}(?:st|nd|rd|th)?\s+" + _MONTH + r",?\s+" + _Y + r"|"
           + _MONTH + r"\s+\d{1,2}(?:st|nd|rd|th)?,?\s+" + _Y + r"|"
-          + _MONTH + r",?\s+" + _Y + r"|q[1-4]\s+" + _Y + r"|" + _Y + r"\s*q[1-4]|" + _ZH_POINT + r"|"
+          + _MONTH + r",?\s+" + _Y + r"|q[1-4]\s+" + _Y + r"|" + _Y + r"\s*q[1-4]|" + _PART + r"|" + _ZH_POINT + r"|"
           + r"(?<!\d)" + _Y + r"(?!\d))")
 _P = r"(" + _POINT + r")"
 _EN_RANGE = re.compile(r"\bbetween\s+" + _P + r"\s+and\s+" + _P + r"|\b(?:from\s+)?" + _P + r"\s*(?:-|–|to|until)\s*" + _P,
                        re.I)
 _ZH_RANGE = re.compile(_P + r"\s*年?\s*(?:到|至|-|–)\s*" + _P + r"\s*年?")
-_EN_BEFORE = re.compile(r"\b(?:on or before|before|prior to|earlier than|until|up to|by)\s+(?:the\s+end\s+of\s+)?" + _P, re.I)
-_EN_AFTER = re.compile(r"\b(?:after|later than)\s+" + _P, re.I)
-_EN_SINCE = re.compile(r"\b(?:since|from|as of|starting|onwards? from|on or after)\s+" + _P + r"|" + _P +
+_THE = r"(?:the\s+)?"
+_EN_BEFORE = re.compile(r"\b(?:on or before|before|prior to|earlier than|until|up to|by)\s+" + _THE + r"(?:end\s+of\s+" + _THE + ")?"
+                        + _P, re.I)
+_EN_AFTER = re.compile(r"\b(?:after|later than)\s+" + _THE + _P, re.I)
+_EN_SINCE = re.compile(r"\b(?:since|from|as of|starting|onwards? from|on or after)\s+" + _THE + _P + r"|" + _P +
                        r"\s+(?:or later|onwards?|and later)\b", re.I)
 _ZH_BEFORE = re.compile(_P + r"\s*年?\s*(?:之前|以前|前)")
 _ZH_SINCE = re.compile(_P + r"\s*年?\s*(?:及以后|及之后|以来|起|开始)")
 _ZH_AFTER = re.compile(_P + r"\s*年?\s*(?:之后|以后|后)")
-_IN_POINT = re.compile(r"\b(?:in|during|of)\s+" + _P + r"|(" + _ZH_POINT + r")|" + _P + r"\s*年", re.I)
+_IN_POINT = re.compile(r"\b(?:in|during|of)\s+" + _THE + _P + r"|(" + _ZH_POINT + r")|" + _P + r"\s*年", re.I)
 _RELATIVE = re.compile(r"\b(last|previous|this|current|next)\s+year\b|(去年|今年|明年|前年)", re.I)
 _REL_OFFSET = {"last": -1, "previous": -1, "this": 0, "current": 0, "next": 1,
                "去年": -1, "今年": 0, "明年": 1, "前年": -2}
@@ -73,7 +78,15 @@ def point_bounds(text: str) -> tuple[dt.date, dt.date]:
     nums = [int(n) for n in re.findall(r"\d+", t)]
     year = next(n for n in nums if n >= 1900)
     month_word = re.search(r"[a-z]{3,9}", re.sub(r"\b(?:st|nd|rd|th)\b|q[1-4]", " ", t))
+    half = re.search(r"\b(first|second|1st|2nd)\s+half|\bh([12])\b|(?<=\d)h([12])\b|([上下])半年", t)
+    if half:
+        second = half.group(0)[0] in "s2下" or half.group(2) == "2" or half.group(3) == "2"
+        return (dt.date(year, 7, 1), dt.date(year, 12, 31)) if second else (dt.date(year, 1, 1), dt.date(year, 6, 30))
+    ordinal = re.search(r"\b(first|second|third|fourth|1st|2nd|3rd|4th)\s+quarter", t)
     quarter = re.search(r"q([1-4])|第?([一二三四1-4])\s*季度", t)
+    if ordinal:
+        qn = _ORDINAL[ordinal.group(1)]
+        return dt.date(year, 3 * qn - 2, 1), _month_end(year, 3 * qn)
     if quarter:
         qn = int(quarter.group(1)) if quarter.group(1) else int(_ZH_QUARTER.get(quarter.group(2), quarter.group(2)))
         return dt.date(year, 3 * qn - 2, 1), _month_end(year, 3 * qn)
@@ -170,7 +183,7 @@ def law_phrases(vocab_laws: list[str]) -> dict[str, str]:
     for law in vocab_laws:
         ll = law.lower()
         out[ll] = law
-        for canon, syns in lexicon()["countries"].items():
+        for canon, syns in jurisdiction_names():
             names = [canon.lower()] + [s.lower() for s in syns]
             if any(re.search(r"(?<![a-z])" + re.escape(n) + r"(?![a-z])", ll) for n in names if not CJK.search(n) and len(n) > 2):
                 for s in names:

@@ -343,7 +343,7 @@ def alias_map(vocab: Vocabulary, kind: str) -> dict[str, str]:
     elif kind == "governing_laws":
         for law in vocab.governing_laws:
             out[law.lower()] = law
-            for canon, syns in lexicon()["countries"].items():
+            for canon, syns in jurisdiction_names():
                 if canon.lower() in law.lower():
                     for s in syns + [canon]:
                         out.setdefault(s.lower(), law)
@@ -361,6 +361,13 @@ def alias_map(vocab: Vocabulary, kind: str) -> dict[str, str]:
         _ALIAS_CACHE.clear()
     _ALIAS_CACHE[(id(vocab), kind)] = (vocab, out)
     return out
+
+
+def jurisdiction_names() -> list[tuple[str, list[str]]]:
+    """(name, synonyms) of every country and sub-national jurisdiction (New York, England and
+    Wales, Hong Kong) the lexicon knows: what a governing law may be called, in both languages."""
+    lex = lexicon()
+    return list(lex["countries"].items()) + list(lex.get("jurisdictions", {}).items())
 
 
 def region_countries(question: str, vocab: Vocabulary) -> tuple[dict[str, str], str | None]:

@@ -26,8 +26,9 @@ from core.types import RETRIEVAL_MODES, SEARCH_MODES, Intent, Mode, Plan, PlanPa
 
 # a negated verb, whatever the verb: "do not protect", "doesn't cap", "can we not terminate",
 # "does Kestrel's contract not mention"
-_NEGATED_VERB = (r"(?:(?:do|does|did|can|could|may|will|would|should|must)(?:\s+[\w'’]+){0,3}?\s+not|"
-                 r"don't|doesn't|didn't|can't|cannot|won't|wouldn't|shouldn't|mustn't)\s+[a-z]+")
+_NEGATED_VERB = (r"(?:(?:do|does|did|can|could|may|will|would|should|must|have|has|had|is|are|was|were)"
+                 r"(?:\s+[\w'’]+){0,3}?\s+not|don't|doesn't|didn't|can't|cannot|won't|wouldn't|shouldn't|"
+                 r"mustn't|haven't|hasn't|hadn't|isn't|aren't|wasn't|weren't)\s+[a-z]+")
 NEGATED_VERB = re.compile(_NEGATED_VERB, re.I)
 NEGATION = re.compile(
     r"\b(lack|lacks|lacking|without|missing|miss|misses|no|none|absent|not have|not include|fail to include|"
@@ -57,7 +58,7 @@ HIGH_SPEND = re.compile(r"\b(high[- ]?spend(ing)?|big[- ]?spend|large[- ]?spend|
                         r"高支出|高消费|大额|支出高|高额", re.I)
 LOW_SPEND = re.compile(r"\blow[- ]?spend(ing)?\b|低支出|小额", re.I)
 WORDING = re.compile(r"\b(mention|mentions|mentioning|contain|contains|containing|wording|phrase|word|words|"
-                     r"refer to|refers to|referring to)\b|提到|包含|提及",
+                     r"refer to|refers to|referring to|talk about|talks about)\b|提到|包含|提及",
                      re.I)
 TOPIC = re.compile(r"\b(about|on|regarding|concerning|covering|dealing with|relating to|related to|that (?:cover|address|deal with|discuss))\s+(.+)$|关于(.+)", re.I)
 
@@ -210,10 +211,12 @@ def link_clause_types(question: str, by_meaning: bool = True) -> tuple[list[str]
         if tname in found or word not in q:  # the regexes below need the phrase as a substring
             continue
         if CJK.search(phrase):
-            if phrase in question:
+            # longest first: "赔偿" inside an already matched "服务赔偿" names no second type
+            free = [i for i in (m.start() for m in re.finditer(re.escape(phrase), question))
+                    if not any(a <= i and i + len(phrase) <= b for a, b in cjk_spans.values())]
+            if free:
                 found[tname] = f"keyword '{phrase}'"
-                i = question.find(phrase)
-                cjk_spans[tname] = (i, i + len(phrase))
+                cjk_spans[tname] = (free[0], free[0] + len(phrase))
             continue
         if weight >= 1.0 or len(phrase) >= 4:
             stem = re.escape(word) + (r"[a-z]*" if phrase.endswith("*") else r"(?:s|es)?")
@@ -514,7 +517,8 @@ def extract_facts(question: str, vocab: Vocabulary, forced_mode: str | None = No
         if val:
             linked[key] = val
     sla_ids = link_sla_ids(q, vocab)
-    by_service = None if sla_ids else link_agreement_by_service(rest, vocab, list(how_c))
+    # words that named a clause type ("maintenance windows") name no agreement
+    by_service = None if sla_ids else link_agreement_by_service(_without_type_words(rest, how_t), vocab, list(how_c))
     if by_service:   # "Alpenkraft's backup agreement": one of the company's agreements
         sla_ids = [by_service[0]]
         linked["agreements"] = {by_service[0]: by_service[1]}
@@ -527,7 +531,7 @@ def extract_facts(question: str, vocab: Vocabulary, forced_mode: str | None = No
         types=types, topic=topic, countries=countries, industries=industries, cities=cities, laws=laws,
         spend_min=spend_min, spend_max=spend_max, year=parse_year(q, vocab.spend_years),
         linked=linked,
-        negated=_negated(q, how_t, _wants_companies(q) or bool(YES_NO.search(q))),
+        negated=_negated(q, how_t, _about_companies_text(q)),
         counting=counting, summing=bool(SUM_WORDS.search(q)) or (spend.asks and bool(HOW_MUCH.search(q))),
         counts_agreements=counting and bool(COUNTS_AGREEMENTS.search(q)),
         wants_companies=_wants_companies(q), yes_no=bool(YES_NO.search(q)),
@@ -537,14 +541,25 @@ def extract_facts(question: str, vocab: Vocabulary, forced_mode: str | None = No
     return read_conditions(facts, rest, vocab)
 
 
+def _type_words(type_links: dict[str, str]) -> list[str]:
+    """The words that named or described each linked type ("name 'liability'" -> liability)."""
+    return [m.group(1) for how in type_links.values()
+            if (m := re.fullmatch(r"(?:name|keyword|topic) '(.+)'", how))]
+
+
+def _without_type_words(q: str, type_links: dict[str, str]) -> str:
+    for phrase in _type_words(type_links):
+        q = re.sub(re.escape(phrase) + r"\w*", " ", q, flags=re.I)
+    return q
+
+
 def _negated(q: str, type_links: dict[str, str], about_companies: bool) -> bool:
     """Whether the question negates what it asks about companies. Not a negation: words that
     named a type ("terminate without cause" names one), "without" qualifying a verb ("terminate
     without cause": no clause or type word follows), a negated verb in a question about content
     ("what does not count against uptime"), the "有没有" of a Chinese yes/no question."""
     text = q.replace("有没有", "有")
-    phrases = [m.group(1) for how in type_links.values()
-               if (m := re.fullmatch(r"(?:name|keyword|topic) '(.+)'", how))]
+    phrases = _type_words(type_links)
     masked = text
     for phrase in (p for p in phrases if NEGATION.search(p)):   # "without cause", not "terminate"
         masked = re.sub(re.escape(phrase), lambda m: " " * len(m.group(0)), masked, flags=re.I)
@@ -1014,8 +1029,13 @@ def read_conditions(f: QuestionFacts, rest: str, vocab: Vocabulary) -> QuestionF
     return f
 
 
+def _about_companies_text(q: str) -> bool:
+    """The question asks about companies (even one asking what they "promise") or yes/no."""
+    return bool(WANTS_COMPANIES_EN.search(q) or WANTS_COMPANIES_ZH.search(q) or YES_NO.search(q))
+
+
 def _about_companies(f: QuestionFacts) -> bool:
-    return f.wants_companies or f.yes_no
+    return f.wants_companies or f.yes_no or _about_companies_text(f.q)
 
 
 def _type_by_meaning(f: QuestionFacts, rest: str) -> tuple[str | None, str]:

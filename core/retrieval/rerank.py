@@ -5,8 +5,18 @@ meaning, but not whether a clause covers the *specific* terms a lawyer asked for
 "fraud", "hold harmless") rather than the clause type in general. A small learning-to-rank
 model over cheap features of the candidate list (stage score and rank, query-term coverage
 weighted by how rare a term is among the candidates, adjacent-term coverage, exception cues,
-length, and vocabulary shared with the first stage's top candidates) re-orders the first stage's top candidates. It is linear, so it runs in well under a
-millisecond per question, is inspectable and fits in a committed JSON file.
+length, vocabulary shared with the first stage's top candidates, and clause-type agreement)
+re-orders the first stage's top candidates. It is linear, so it is cheap per question,
+inspectable and fits in a committed JSON file.
+
+Clause-type agreement: the query and each clause get a profile over the clause taxonomy (how
+often each type's keywords and related wording occur, core.taxonomy) and the feature is the
+cosine of the two. It is computed from text on both sides, not from a clause's stored types,
+so the product and the ACORD evaluation (whose clauses have no types) see the same feature; it
+rewards a clause that talks about the query's kind of clause in the taxonomy's other words
+("cap on liability" ~ "damages", "indirect") and penalises one whose wording is mostly another
+type's. On ACORD it lifted train 5-fold cross-validated NDCG@10 from 0.680 to 0.733 and valid
+from 0.644 to 0.669 (BM25 and cosine as separate features did not help).
 
 The product (relay and hybrid modes, `rerank_rows`) and the ACORD evaluation
 (`core.evaluation.acord`) call the same `rerank_order`, so the evaluation scores the
@@ -18,6 +28,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -27,13 +38,14 @@ from core.config import (PROJECT_ROOT, RERANK_CANDIDATES_ENV, RERANK_ENV, RERANK
                          rerank_settings)
 from core.errors import ClauseGraphError
 from core.retrieval.search import CJK_RUN, chinese_search_words, query_terms
+from core.taxonomy import TaxonomyError, load_taxonomy
 
 DEFAULT_MODEL_PATH = PROJECT_ROOT / "data" / "models" / "reranker.json"
 DEFAULT_CANDIDATES = 20
 
 FEATURES = ("stage_norm", "stage_z", "rank_gain", "coverage", "idf_coverage", "pair_coverage",
             "first_match", "cue_rate", "cue_x_query", "log_length", "length_z", "prf_overlap", "term_density",
-            "term_span")
+            "term_span", "type_agreement")
 PRF_TOP = 3   # pseudo-relevance feedback: the first stage's top candidates a clause is compared with
 
 # Words that open an exception or a condition in legal drafting: clauses with carve-outs use them.
@@ -68,8 +80,15 @@ def _chinese_words(run: str) -> tuple[str, ...]:
 def _stems(text: str) -> list[str]:
     """Stemmed English words; a run of Chinese characters becomes its words (one "word" to the
     regex, a whole sentence, it never matched a query term, so the term features saw nothing)."""
+    return _stems_of(_WORD.findall(text.lower()))
+
+
+def _stems_of(words: Sequence[str], chinese: bool = True) -> list[str]:
+    """`chinese=False` when the text has no Chinese run (checked once for the whole text)."""
+    if not chinese:
+        return [stem(w) for w in words]
     out: list[str] = []
-    for w in _WORD.findall(text.lower()):
+    for w in words:
         if CJK_RUN.search(w):
             for part in re.split(f"({CJK_RUN.pattern})", w):
                 if part:
@@ -86,6 +105,81 @@ def _query_stems(query: str) -> list[str]:
     return list(dict.fromkeys(english + chinese))
 
 
+class TypeLexicon:
+    """The taxonomy's words, each as (type index, its words, last word is a prefix like
+    "indemnif*"), looked up by a clause's words; Chinese terms are matched as substrings (a
+    Chinese run is one regex word)."""
+
+    def __init__(self, taxonomy: tuple[tuple[str, ...], ...]):
+        self.size = len(taxonomy)
+        self.by_first: dict[str, list[tuple[int, str, bool]]] = {}   # (type, phrase, one word)
+        self.prefixes: list[tuple[str, int]] = []
+        self.chinese: list[tuple[int, str]] = []
+        for ti, terms in enumerate(taxonomy):
+            for term in terms:
+                term = term.lower().strip()
+                words = tuple(_WORD.findall(term))
+                if CJK_RUN.search(term):
+                    self.chinese.append((ti, term.rstrip("*")))
+                elif len(words) == 1 and term.endswith("*"):
+                    self.prefixes.append((words[0], ti))
+                elif words:  # a phrase is counted in " ".join(words): " claim" also starts " claims"
+                    needle = " " + " ".join(words) + ("" if term.endswith("*") else " ")
+                    self.by_first.setdefault(words[0], []).append((ti, needle, len(words) == 1))
+        self._known: set[str] = set()             # words looked up so far
+        self._starts: dict[str, tuple] = {}        # ... those that start a term, and the terms
+
+    def _learn(self, words) -> None:
+        """Look up words not seen before (a clause's words repeat across questions, so after a
+        few questions a clause costs two set operations, not a Python loop over its words)."""
+        if len(self._known) > 200_000:
+            self._known, self._starts = set(), {}
+        for word in words:
+            hit = tuple(self.by_first.get(word, ())) + tuple((ti, p, True) for p, ti in self.prefixes
+                                                              if word.startswith(p))
+            if hit:
+                self._starts[word] = hit
+            self._known.add(word)
+
+    def profile(self, words: Sequence[str], lowered: str, chinese: bool | None = None) -> list[float]:
+        """How often each type's keywords and related wording occur in the words (`lowered`: the
+        lower-cased text, searched for Chinese terms unless `chinese` says it has none)."""
+        counts = [0.0] * self.size
+        freq = Counter(words)
+        self._learn(freq.keys() - self._known)
+        joined = None
+        for word in freq.keys() & self._starts.keys():
+            for ti, needle, single in self._starts[word]:
+                if single:
+                    counts[ti] += freq[word]
+                else:
+                    joined = joined or " " + " ".join(words) + " "
+                    counts[ti] += joined.count(needle)
+        if self.chinese and (chinese if chinese is not None else CJK_RUN.search(lowered)):
+            for ti, term in self.chinese:
+                counts[ti] += lowered.count(term)
+        return counts
+
+
+@lru_cache(maxsize=4)
+def _lexicon(taxonomy: tuple[tuple[str, ...], ...]) -> TypeLexicon:
+    return TypeLexicon(taxonomy)
+
+
+def type_lexicon() -> TypeLexicon:
+    """The lexicon of the taxonomy in use (the catch-all type has no words of its own)."""
+    try:
+        types = [t for t in load_taxonomy() if not t.is_catch_all]
+    except TaxonomyError as exc:
+        raise RerankError(f"clause-type agreement needs the clause taxonomy: {exc}") from None
+    return _lexicon(tuple(tuple(t.keywords_en + t.keywords_zh + t.concepts) for t in types))
+
+
+def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
+    na, nb = math.sqrt(sum(x * x for x in a)), math.sqrt(sum(x * x for x in b))
+    return sum(x * y for x, y in zip(a, b)) / (na * nb) if na and nb else 0.0
+
+
 def features(query: str, texts: Sequence[str], scores: Sequence[float]) -> list[list[float]]:
     """One feature row per candidate (in the given order: the first stage's, best first).
 
@@ -96,7 +190,15 @@ def features(query: str, texts: Sequence[str], scores: Sequence[float]) -> list[
     if n == 0:
         return []
     q = _query_stems(query)
-    docs = [_stems(t or "") for t in texts]
+    lowered = [(t or "").lower() for t in texts]
+    words = [_WORD.findall(t) for t in lowered]
+    chinese = [bool(CJK_RUN.search(t)) for t in lowered]
+    docs = [_stems_of(w, zh) for w, zh in zip(words, chinese)]
+    lexicon = type_lexicon()
+    # learned on English judgements only: a Chinese query's terms are substrings of a different
+    # vocabulary (on the demo's Chinese relay questions they pulled other types' clauses up)
+    q_types = [0.0] * lexicon.size if CJK_RUN.search(query or "") else \
+        lexicon.profile(_WORD.findall((query or "").lower()), (query or "").lower())
     sets = [set(d) for d in docs]
     df = {t: sum(1 for s in sets if t in s) for t in q}
     idf = {t: math.log((n + 1) / (df[t] + 0.5)) for t in q}
@@ -112,11 +214,12 @@ def features(query: str, texts: Sequence[str], scores: Sequence[float]) -> list[
     rows = []
     qset = set(q)
     top = [sets[j] for j in range(min(PRF_TOP, n))]
+    top_all = set().union(*top)
     for i, (doc, terms) in enumerate(zip(docs, sets)):
         matched = [t for t in q if t in terms]
         # pseudo-relevance feedback: clauses that share vocabulary with the first stage's best
         # candidates are about the same thing (lawyers' clauses of one kind reuse their words)
-        others = set().union(*(t for j, t in enumerate(top) if j != i))
+        others = set().union(*(t for j, t in enumerate(top) if j != i)) if i < len(top) else top_all
         positions = [k for k, w in enumerate(doc) if w in qset]
         at: dict[str, set[int]] = {}
         for k in positions:
@@ -125,7 +228,7 @@ def features(query: str, texts: Sequence[str], scores: Sequence[float]) -> list[
         pair_hits = sum(1 for a, b in pairs if a in at and b in at and any(k + 1 in at[b] or k + 2 in at[b]
                                                                         for k in at[a]))
         first = positions[0] if positions else len(doc)
-        cues = len(_CUES.findall((texts[i] or "").lower()))
+        cues = len(_CUES.findall(lowered[i]))
         cue_rate = math.log1p(cues)
         rows.append([
             scores[i] / hi if hi > 0 else 0.0,
@@ -142,6 +245,7 @@ def features(query: str, texts: Sequence[str], scores: Sequence[float]) -> list[
             len(terms & others) / max(len(terms | others), 1),
             math.log1p(100 * len(positions) / max(len(doc), 1)),
             (positions[-1] - positions[0] + 1) / max(len(doc), 1) if len(positions) > 1 else 1.0,
+            _cosine(q_types, lexicon.profile(words[i], lowered[i], chinese[i])) if any(q_types) else 0.0,
         ])
     return rows
 
@@ -204,7 +308,7 @@ def load_model(path: str | Path | None = None) -> RerankModel:
 
 
 def rerank_enabled() -> bool:
-    """On by default (it costs well under a millisecond); CLAUSEGRAPH_RERANK=off switches it off."""
+    """On by default (a few milliseconds for 50 candidates); CLAUSEGRAPH_RERANK=off switches it off."""
     return rerank_settings().enabled
 
 

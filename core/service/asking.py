@@ -148,6 +148,10 @@ def _run_plan(plan: Plan, db: Database, result: Result, asked: str | None = None
     result.warnings.extend(retrieval.warnings)
     result.trace.extend(retrieval.trace)
     rows = _rerank(plan, result) if reranking else result.rows
+    if plan.intent == Intent.DOCUMENT_TYPE and not rows:
+        rows = _closest_when_type_missing(plan, db, result)
+        if rows:
+            return
     t0 = time.perf_counter()
     result.evidence = build_evidence(rows, plan)
     result.answer = compose_answer(plan, rows, result.evidence)
@@ -155,6 +159,33 @@ def _run_plan(plan: Plan, db: Database, result: Result, asked: str | None = None
     result.timings_ms["compose"] = round((time.perf_counter() - t0) * 1000, 2)
     if plan.intent == Intent.GAP:
         _state_gap_definition(plan, db, result)
+
+
+def _closest_when_type_missing(plan: Plan, db: Database, result: Result) -> list[dict]:
+    """A named agreement with no clause of the asked type ("what does Sakura's agreement say
+    about response times?" where the times sit in a clause typed otherwise): say so, then show
+    the agreement's clauses closest to the question, from a query that re-runs to them."""
+    # ranked by the whole question: the type's word alone ("response time") carries less of it
+    text = plan.params.text or result.question
+    topic = replace(plan, intent=Intent.DOCUMENT_TOPIC, params=replace(plan.params, types=[], text=text))
+    try:
+        retrieval = RETRIEVERS[Mode.DOCUMENT](db).retrieve(topic, embed=_embed_fn())
+    except RetrievalError:
+        return []
+    if not retrieval.rows:
+        return []
+    missing = compose_answer(plan, [], [])
+    result.cypher, result.params, result.rows = retrieval.cypher, retrieval.params, retrieval.rows
+    result.trace.append({"strategy": "closest_when_type_missing", "types": list(plan.params.types),
+                         "text": topic.params.text, "returned": len(retrieval.rows)})
+    result.warnings.append(f"no {', '.join(plan.params.types)} clause in the named agreement: the query shown "
+                           "ranks its clauses by similarity to the question instead")
+    plan.why = (plan.why + " " if plan.why else "") + (
+        "No clause of the type was found, so the agreement's clauses were ranked by similarity to the question.")
+    result.evidence = build_evidence(retrieval.rows, topic)
+    result.answer = f"{missing}\n\n{compose_answer(topic, retrieval.rows, result.evidence)}"
+    result.subgraph = build_subgraph(retrieval.rows, result.evidence)
+    return retrieval.rows
 
 
 def _state_gap_definition(plan: Plan, db: Database, result: Result) -> None:

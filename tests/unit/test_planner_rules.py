@@ -247,3 +247,8 @@ def test_a_service_word_names_one_of_a_companys_agreements():
     assert p.params.sla_ids == ["A-5"] and "backup" in p.linked["agreements"]["A-5"]
     # a word both services share ("service") names neither
     assert plan_question("What does Alpenkraft's service agreement say about liability?", vocab).params.sla_ids == []
+
+
+def test_a_negated_verb_about_what_suppliers_promise_is_a_gap():
+    facts = planner.inherit_context(planner.extract_facts("Which suppliers don't promise any uptime?", VOCAB), None)
+    assert facts.negated

@@ -9,6 +9,7 @@ import json
 import pytest
 
 from core.retrieval import rerank
+from core.taxonomy import load_taxonomy
 from core.text2cypher.rerank_llm import RERANK_TAG, llm_rerank, parse_ratings
 from support import llm, server  # noqa: F401 - fixtures shared with tests/test_text2cypher.py
 
@@ -39,6 +40,31 @@ def test_features_are_relative_to_the_candidate_list():
     assert f["cue_x_query"][2] > 0 and f["cue_x_query"][1] == 0.0, "exception cues count when the query asks for one"
     assert rerank.features("anything", [], []) == []
     assert rerank.stem("indemnification") == rerank.stem("indemnify")[: len(rerank.stem("indemnification"))]
+
+
+def test_type_agreement_compares_taxonomy_profiles_of_query_and_clause():
+    """Issue 16: the clause-type feature is computed from text on both sides (the taxonomy's
+    keywords and related wording), so a clause in the query's type's other words scores."""
+    at = rerank.FEATURES.index("type_agreement")
+    texts = ["The Supplier shall not be liable for indirect or consequential damages.",
+             "This Agreement is governed by the laws of the State of New York.",
+             "The parties met on Tuesday."]
+    f = [r[at] for r in rerank.features("cap on liability", texts, [0.9, 0.8, 0.7])]
+    assert f[0] > 0.9 and f[1] == 0.0 and f[2] == 0.0, "'liable', 'indirect', 'damages' are Liability words"
+    # a phrase of the taxonomy counts, and a starred term matches the words it starts
+    lex = rerank.type_lexicon()
+    names = [t.name for t in load_taxonomy() if not t.is_catch_all]
+    words = "the act of god clause and the indemnification and indemnities".split()
+    profile = lex.profile(words, " ".join(words))
+    assert profile[names.index("Force Majeure")] == 1.0
+    assert profile[names.index("Indemnification")] >= 2.0
+    # a query with no clause-type words leaves the feature at zero; Chinese terms match as substrings
+    assert all(r[at] == 0.0 for r in rerank.features("the meeting", texts, [0.9, 0.8, 0.7]))
+    zh_words = "乙方应遵守数据保护法律。"
+    assert lex.profile([zh_words], zh_words)[names.index("Data Protection")] >= 1.0
+    # ... but a Chinese query leaves it at zero: the weight was learned on English judgements only
+    zh = [r[at] for r in rerank.features("数据保护", [zh_words, "甲方按月支付服务费用。"], [0.6, 0.7])]
+    assert zh == [0.0, 0.0]
 
 
 def test_rerank_order_follows_the_weights_and_keeps_rows_untouched():
