@@ -477,7 +477,7 @@ def measure_concurrency(db, clients: int, total: int, seed: int, neo4j_pid: int 
 def targets(res: dict) -> list[dict]:
     out = []
     q = res.get("queries", {})
-    for mode in ("document", "clause_type", "attribute_gap", "attribute_clauses", "relay"):
+    for mode in ("document", "clause_type", "attribute_gap", "attribute_clauses", "relay", "hybrid"):
         if mode in q and q[mode]["ours"]["p95"] is not None:
             v = q[mode]["ours"]["p95"]
             out.append({"name": f"{mode} P95 (with embedding)", "target": f"<= {TARGET_P95_MS:.0f} ms",

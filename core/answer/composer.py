@@ -512,6 +512,8 @@ def _nothing(plan: Plan, tname: str, scope: str, lang: str) -> str:
         return "No such clause found: the anchor clause was not found or is the last one."
     if intent in SEARCH_INTENTS:
         return f"No clause of {scope} is about \"{_quote(plan.params.text)}\"."
+    if intent in {Intent.COMPANIES, Intent.COUNT} and not tname:
+        return f"No {scope} found."
     return f"No {tname + ' ' if tname else ''}clauses found for {scope}."
 
 

@@ -22,7 +22,8 @@ from core.retrieval.linking import CJK, jurisdiction_names, lexicon
 # words that make a year a condition on the agreement, not a spend year
 AGREEMENT_TIME = re.compile(
     r"\b(sign(?:ed|ing)?|effective|in force|started|start(?:s|ing)?|began|begun|commenc\w*|dated|concluded|"
-    r"entered into|agreements?|contracts?|slas?)\b|签|生效|订立|缔结|开始", re.I)
+    r"entered into|agreements?|contracts?|slas?|work(?:ing|ed)? with|relationship|partners? since|"
+    r"suppliers? since)\b|签|生效|订立|缔结|开始|合作", re.I)
 SPEND_NEAR = re.compile(r"\b(spend|spending|spent|cost|paid)\b|支出|花费|花了|开支", re.I)
 _MONTHS = {"january": 1, "february": 2, "march": 3, "april": 4, "may": 5, "june": 6, "july": 7,
            "august": 8, "september": 9, "october": 10, "november": 11, "december": 12,
@@ -32,10 +33,13 @@ _MONTH = r"(?:" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
 _Y = r"(?:19|20)\d{2}"
 # A point in time, most specific first: a day, a month, a quarter, a year (each has a first and
 # a last day, so "before March 2024" ends on 2024-02-29 and "after March 2024" starts in April).
-_ZH_POINT = _Y + r"\s*年\s*(?:\d{1,2}\s*月(?:\s*\d{1,2}\s*[日号])?|第?[一二三四1-4]\s*季度|[上下]半年)"
+_ZH_POINT = _Y + r"\s*年\s*(?:\d{1,2}\s*月(?:\s*\d{1,2}\s*[日号])?|第?[一二三四1-4]\s*季度|[上下]半年|[春夏秋冬]季?)"
+# seasons of the northern hemisphere, as most contracts' parties mean them (winter runs into the next year)
+_SEASONS = {"spring": (3, 5), "summer": (6, 8), "autumn": (9, 11), "fall": (9, 11), "winter": (12, 14),
+            "春": (3, 5), "夏": (6, 8), "秋": (9, 11), "冬": (12, 14)}
 _ORDINAL = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4}
 _PART = (r"(?:(?:first|second|1st|2nd)\s+half|(?:first|second|third|fourth|1st|2nd|3rd|4th)\s+quarter)"
-         r"\s+(?:of\s+)?" + _Y + r"|h[12]\s+" + _Y + r"|" + _Y + r"\s*h[12]")
+         r"\s+(?:of\s+)?" + _Y + r"|h[12]\s+" + _Y + r"|" + _Y + r"\s*h[12]|(?:spring|summer|autumn|fall|winter)\s+(?:of\s+)?" + _Y)
 _POINT = (r"(?:" + _Y + r"-\d{1,2}-\d{1,2}|" + _Y + r"-\d{1,2}(?![\d-])|"
           r"\d{1,2}(?:st|nd|rd|th)?\s+" + _MONTH + r",?\s+" + _Y + r"|"
           + _MONTH + r"\s+\d{1,2}(?:st|nd|rd|th)?,?\s+" + _Y + r"|"
@@ -78,6 +82,11 @@ def point_bounds(text: str) -> tuple[dt.date, dt.date]:
     nums = [int(n) for n in re.findall(r"\d+", t)]
     year = next(n for n in nums if n >= 1900)
     month_word = re.search(r"[a-z]{3,9}", re.sub(r"\b(?:st|nd|rd|th)\b|q[1-4]", " ", t))
+    season = re.search(r"\b(spring|summer|autumn|fall|winter)\b|年\s*([春夏秋冬])", t)
+    if season:
+        first, last = _SEASONS[season.group(1) or season.group(2)]
+        end_year, end_month = (year + 1, last - 12) if last > 12 else (year, last)
+        return dt.date(year, first, 1), _month_end(end_year, end_month)
     half = re.search(r"\b(first|second|1st|2nd)\s+half|\bh([12])\b|(?<=\d)h([12])\b|([上下])半年", t)
     if half:
         second = half.group(0)[0] in "s2下" or half.group(2) == "2" or half.group(3) == "2"

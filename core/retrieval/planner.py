@@ -495,8 +495,12 @@ def extract_facts(question: str, vocab: Vocabulary, forced_mode: str | None = No
     by_region, empty_region = region_countries(rest, vocab)
     for country, phrase in by_region.items():
         countries.setdefault(country, phrase)
+    countries = _apply_exclusions(rest, countries, vocab)
     industries = match_values(rest, alias_map(vocab, "industries"))
     cities = match_values(rest, alias_map(vocab, "cities"))
+    # "based in Singapore or Ireland": a city named like a country already matched is that country
+    matched_phrases = {ph.lower() for ph in countries.values()}
+    cities = {c: ph for c, ph in cities.items() if ph.lower() not in matched_phrases}
     for found in (countries, industries, cities):
         _drop_topic_words(rest, found)
     laws = {}
@@ -539,6 +543,30 @@ def extract_facts(question: str, vocab: Vocabulary, forced_mode: str | None = No
         forced_mode=Mode(forced_mode) if forced_mode else None, categories=spend.categories, asks_spend=spend.asks,
         top=spend.top, group_by=spend.group_by)
     return read_conditions(facts, rest, vocab)
+
+
+EXCLUDING_BEFORE = re.compile(r"(?:outside(?:\s+of)?|non-?|not\s+(?:in|from|based\s+in|located\s+in)|excluding|except(?:\s+for)?|"
+                              r"other\s+than|besides|apart\s+from)\s*(?:the\s+)?$|(?:非|除了?|不在)$", re.I)
+EXCLUDING_AFTER = re.compile(r"^\s*(?:以外|之外|除外)")
+
+
+def _apply_exclusions(q: str, countries: dict[str, str], vocab: Vocabulary) -> dict[str, str]:
+    """"Suppliers outside the EU", "non-European", "not in Germany", "欧盟以外": the countries in
+    the graph that the named place does not cover (a region or country named to be left out)."""
+    ql = q.lower()
+    left_out = set()
+    for country, phrase in countries.items():
+        i = ql.find(phrase.lower())
+        if i >= 0 and (EXCLUDING_BEFORE.search(ql[max(0, i - 30):i]) or EXCLUDING_AFTER.search(q[i + len(phrase):])):
+            left_out.add(country)
+    if not left_out:
+        return countries
+    said = {countries[c] for c in left_out}
+    kept = {c: ph for c, ph in countries.items() if c not in left_out}
+    for country in vocab.countries:
+        if country not in left_out and country not in kept:
+            kept[country] = "not " + "/".join(sorted(said))
+    return kept
 
 
 def _type_words(type_links: dict[str, str]) -> list[str]:

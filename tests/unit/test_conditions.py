@@ -123,3 +123,10 @@ def test_days_months_and_quarters_are_points_with_a_first_and_last_day():
     assert window("2024年3月以后签订的合同") == ("2024-04-01", None)
     assert window("2023年第二季度签的合同") == ("2023-04-01", "2023-06-30")
     assert window("contracts signed on 2024-02-31") is None      # no such day: no condition, not a wrong one
+
+
+def test_seasons_and_working_relationships_are_agreement_dates():
+    assert window("Which agreements started in autumn 2022?") == ("2022-09-01", "2022-11-30")
+    assert window("contracts signed in winter 2023") == ("2023-12-01", "2024-02-29")
+    assert window("2022年秋季签的合同") == ("2022-09-01", "2022-11-30")
+    assert window("Which suppliers have we been working with since before 2020?") == (None, "2019-12-31")

@@ -252,3 +252,15 @@ def test_a_service_word_names_one_of_a_companys_agreements():
 def test_a_negated_verb_about_what_suppliers_promise_is_a_gap():
     facts = planner.inherit_context(planner.extract_facts("Which suppliers don't promise any uptime?", VOCAB), None)
     assert facts.negated
+
+
+def test_a_place_named_to_be_left_out_filters_by_the_other_countries():
+    vocab = two_suppliers(companies=[
+        {"name": "Kestrel GmbH", "aliases": [], "country": "Germany", "industry": "Logistics", "cities": ["Singapore"]},
+        {"name": "Lion Pte", "aliases": [], "country": "Singapore", "industry": "Finance", "cities": []}])
+    assert plan_question("Which suppliers outside the EU lack a liability clause?", vocab).params.countries == ["Singapore"]
+    assert plan_question("Which non-European suppliers lack a liability clause?", vocab).params.countries == ["Singapore"]
+    assert plan_question("欧盟以外的供应商有哪些？", vocab).params.countries == ["Singapore"]
+    # a city named like a country already matched adds no second filter
+    p = plan_question("Which suppliers are based in Singapore or Germany?", vocab)
+    assert sorted(p.params.countries) == ["Germany", "Singapore"] and not p.params.cities
