@@ -262,12 +262,13 @@ def _compose(plan: Plan, rows: list[dict], evidence: list[Evidence]) -> str:
             who = _join(p.companies or [], lang)
             if unit == "agreements":
                 n = len({r.get("sla_id") for r in rows})
-                what = ("份协议" if lang == "zh" else "agreements") + (f" ({who})" if who else (f" {describe_filters(plan, of_agreements=True)}" if describe_filters(plan) else ""))
+                what = ("份协议" if lang == "zh" else ("agreement" if n == 1 else "agreements")) + (f" ({who})" if who else (f" {describe_filters(plan, of_agreements=True)}" if describe_filters(plan) else ""))
             else:
                 what = ("个条款" if lang == "zh" else "clauses") + (f" in the agreements of {who}" if who and lang != "zh" else (f"（{who}）" if who else ""))
+            listing = _agreement_lines(rows, lang) if unit == "agreements" and 0 < n <= 20 else ""
             if lang == "zh":
-                return f"共有 {n} {what}。" + (f" {refs}" if refs else "")
-            return f"{n} {what}." + (f" {refs}" if refs else "")
+                return f"共有 {n} {what}。" + (f" {refs}" if refs else "") + listing
+            return f"{n} {what}." + (f" {refs}" if refs else "") + listing
         per_company = {r.get("company"): r for r in rows}
         n = len(per_company)
         rows = list(per_company.values())
@@ -474,6 +475,23 @@ def _clause_head(plan: Plan, tname: str, scope: str, n: int, found: list[str], l
     if intent in SEARCH_INTENTS:
         return f"{n} clause{'s' if n != 1 else ''} of {scope} match \"{_quote(p.text)}\" (closest first):"
     return f"{n} {tname} clause{'s' if n != 1 else ''} from {n_comp} {scope}:"
+
+
+def _agreement_lines(rows: list[dict], lang: str) -> str:
+    """Each agreement counted, with what identifies it to an analyst: service, date, law."""
+    lines, seen = [], set()
+    for r in rows:
+        if r.get("sla_id") in seen or not r.get("sla_id"):
+            continue
+        seen.add(r["sla_id"])
+        facts = [f for f in (r.get("service_name"),
+                             (f"生效 {r['effective_date']}" if lang == "zh" else f"effective {r['effective_date']}")
+                             if r.get("effective_date") else None,
+                             (f"适用{r['governing_law']}法律" if lang == "zh" else f"{r['governing_law']} law")
+                             if r.get("governing_law") else None) if f]
+        lines.append(f"- {r.get('company')}, {r['sla_id']}" + (f": {'；'.join(facts) if lang == 'zh' else '; '.join(facts)}"
+                                                                if facts else ""))
+    return "\n" + "\n".join(lines) if lines else ""
 
 
 def _owner(names: list[str]) -> str:

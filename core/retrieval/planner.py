@@ -809,7 +809,10 @@ def _count_or(intent: Intent) -> Callable[[QuestionFacts], Intent]:
     return lambda f: Intent.SUM_SPEND if f.summing else (Intent.COUNT if f.counting else intent)
 
 
-LISTS_AGREEMENTS = re.compile(r"\b(?:which|what|list|show|find)\s+(?:\w+\s+){0,2}?(?:agreements?|contracts?|slas?)\b|"
+ASKS_AGREEMENT_DATE = re.compile(r"\bwhen\s+(?:was|were|did)\b.{0,60}\b(?:sign\w*|start\w*|conclud\w*|effective)\b|"
+                                 r"哪一年|哪年|什么时候(?:签|生效|开始)|何时(?:签|生效)|生效日期|签订日期|签署日期", re.I)
+LISTS_AGREEMENTS = re.compile(r"\b(?:which|what|list|show|find)\s+(?:(?!(?:do|does|did|is|are|was|were)\b)\w+\s+){0,2}?"
+                              r"(?:agreements?|contracts?|slas?)\b|"
                               r"(?:合同|协议)有哪些|哪些(?:合同|协议)", re.I)
 
 
@@ -864,6 +867,12 @@ ROUTES: tuple[Rule, ...] = (
     # 2. a known company or agreement: read its document
     Rule("named_count_agreements", lambda f: f.named and f.counting and f.counts_agreements,
          Intent.COUNT, Mode.DOCUMENT, "counts the agreements of a known company"),
+    # "which contracts does Marisol have?", "如意数据的合同是哪一年签的？": the agreements themselves
+    Rule("named_agreements",
+         lambda f: f.named and not (f.types or f.topic or f.positional) and bool(
+             LISTS_AGREEMENTS.search(f.q) or ASKS_AGREEMENT_DATE.search(f.q)),
+         Intent.COUNT, Mode.DOCUMENT, "lists the agreements of a known company (service, date, law)",
+         _set(count_unit="agreements")),
     Rule("named_count_clauses", lambda f: f.named and f.counting,
          Intent.COUNT, Mode.DOCUMENT, "counts the clauses of a known company's agreements", _set(count_unit="clauses")),
     Rule("named_gap", lambda f: f.named and bool(f.types) and f.negated and not f.positional,

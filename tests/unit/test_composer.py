@@ -161,7 +161,13 @@ def test_counts_and_sums():
     assert compose_answer(total, rows, build_evidence(rows, total)) == \
         "The total 2024 spend of the 2 suppliers in Germany/Finland is 450,000. [S1] [S2]"
     agreements = plan("count", count_unit="agreements", companies=["Acme Cloud GmbH"])
-    assert compose_answer(agreements, CLAUSE_ROWS, []) == "2 agreements (Acme Cloud GmbH)."
+    assert compose_answer(agreements, CLAUSE_ROWS, []) == \
+        "2 agreements (Acme Cloud GmbH).\n- Acme Cloud GmbH, ACME-1\n- Cedar Health Ltd, CED-1"
+    # each agreement counted, with what identifies it (service, date, law)
+    row = {"company": "Acme Cloud GmbH", "sla_id": "ACME-2", "service_name": "Backup", "effective_date": "2024-03-01",
+           "governing_law": "Germany"}
+    assert compose_answer(agreements, [row], []) == \
+        "1 agreement (Acme Cloud GmbH).\n- Acme Cloud GmbH, ACME-2: Backup; effective 2024-03-01; Germany law"
 
 
 def test_chinese_question_gets_a_chinese_answer():

@@ -24,7 +24,7 @@ VOCAB = two_suppliers()
 EXPECTED_ORDER = (
     "follow_up_neighbour", "no_agreement",
     "spend_history", "spend_by", "spend_top", "category_spend",
-    "named_count_agreements", "named_count_clauses", "named_gap", "named_position", "named_neighbour", "named_presence",
+    "named_count_agreements", "named_agreements", "named_count_clauses", "named_gap", "named_position", "named_neighbour", "named_presence",
     "document_type", "document_topic", "document",
     "type_gap", "type_presence", "attribute_clauses", "clause_type_topic", "clause_type",
     "hybrid", "companies", "total_spend", "relay",
@@ -264,3 +264,9 @@ def test_a_place_named_to_be_left_out_filters_by_the_other_countries():
     # a city named like a country already matched adds no second filter
     p = plan_question("Which suppliers are based in Singapore or Germany?", vocab)
     assert sorted(p.params.countries) == ["Germany", "Singapore"] and not p.params.cities
+
+
+def test_asking_for_a_known_companys_agreements_lists_them():
+    for q in ("Which contracts does Kestrel have with us?", "When was Kestrel's agreement signed?"):
+        p = plan_question(q, VOCAB)
+        assert (p.intent, p.params.count_unit) == (Intent.COUNT, "agreements"), q
