@@ -300,6 +300,8 @@ def link_sla_ids(question: str, vocab: Vocabulary) -> list[str]:
 
 
 def _service_words(name: str) -> set[str]:
+    """Content words (plural "s" dropped) and Chinese character bigrams: of a service name, or
+    of a question, so the two compare."""
     words = {w.lower().rstrip("s") for w in re.findall(r"[A-Za-z][A-Za-z\-]{3,}", name)}
     grams = {run[i:i + 2] for run in CJK.findall(name) for i in range(len(run) - 1)}
     return (words - STOPWORDS) | grams
@@ -314,8 +316,7 @@ def link_agreement_by_service(question: str, vocab: Vocabulary, companies: list[
     if len(own) < 2:
         return None
     words = {a["id"]: _service_words(a["service_name"]) for a in own}
-    asked = {w.lower().rstrip("s") for w in re.findall(r"[A-Za-z][A-Za-z\-]{3,}", question)} | \
-        {run[i:i + 2] for run in CJK.findall(question) for i in range(len(run) - 1)}
+    asked = _service_words(question)
     hits = {}
     for sla_id, ws in words.items():
         others = set().union(*(v for k, v in words.items() if k != sla_id))
