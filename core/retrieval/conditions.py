@@ -350,14 +350,11 @@ def type_by_meaning_first(texts: list[str], search_texts: list[str | None] = ())
     texts = [t for i, t in enumerate(texts) if t and not CJK.search(t) and t not in texts[:i]]
     if not texts:
         return None, 0.0, ""
-    from core.embeddings import get_embedder
+    from core.embeddings import encode_kept
 
-    embedder = get_embedder()
     extra = [t for i, t in enumerate(search_texts)
              if t and t not in texts and t not in search_texts[:i] and not CJK.search(t)]
-    vectors = embedder.encode(texts + extra)
-    if hasattr(embedder, "remember"):
-        embedder.remember(texts + extra, vectors)
+    vectors = encode_kept(texts + extra)
     best = (None, 0.0, "")
     for text, vector in zip(texts, vectors):
         hit = type_by_meaning(text, vector)

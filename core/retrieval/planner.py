@@ -183,10 +183,10 @@ def semantic_type(phrase: str, threshold: float = 0.55) -> tuple[str | None, flo
     phrase = phrase.strip()
     if not phrase or CJK.search(phrase):
         return None, 0.0
-    from core.embeddings import get_embedder
+    from core.embeddings import encode_kept
 
     vecs, owners = _prototype_matrix()
-    v = get_embedder().encode([phrase])[0]
+    v = encode_kept([phrase])[0]   # kept: a relay topic linked here is what the search embeds next
     sims = vecs @ v
     i = int(sims.argmax())
     return (owners[i], float(sims[i])) if sims[i] >= threshold else (None, float(sims[i]))

@@ -14,6 +14,7 @@ from dataclasses import replace
 from core import gaps
 from core.answer.composer import build_evidence, build_subgraph, compose_answer
 from core.config import settings
+from core.embeddings import question_vectors
 from core.graph import vocabulary as graph_cache
 from core.graph.db import Database, DatabaseUnavailable, get_database
 from core.request_log import log_result
@@ -42,10 +43,9 @@ def _ensure_models() -> None:
 
 
 def _embed_fn():
-    from core.embeddings import get_embedder
+    from core.embeddings import embed_kept
 
-    emb = get_embedder()
-    return lambda text: emb.encode_one(text)
+    return embed_kept
 
 
 def ask(question: str, mode: str = "auto", session: str | None = None, db: Database | None = None,
@@ -83,10 +83,11 @@ def ask(question: str, mode: str = "auto", session: str | None = None, db: Datab
     _ensure_models()
     result.timings_ms["load_models"] = _ms(t0)
     t0 = time.perf_counter()
-    plan = plan_question(asked, vocab, ctx, forced_mode=None if mode in {Mode.AUTO, Mode.TEXT2CYPHER} else mode)
-    result.timings_ms["plan"] = _ms(t0)
-    _note_pick(result, pick, plan)
-    _run_plan(plan, db, result, asked)
+    with question_vectors():   # the planner's vectors serve this question's search, no other's
+        plan = plan_question(asked, vocab, ctx, forced_mode=None if mode in {Mode.AUTO, Mode.TEXT2CYPHER} else mode)
+        result.timings_ms["plan"] = _ms(t0)
+        _note_pick(result, pick, plan)
+        _run_plan(plan, db, result, asked)
     sessions().update(session, plan, result)
     _finish(result, t_start, log)
     return result
