@@ -409,7 +409,7 @@ def _unlisted_named(plan: Plan, evidence: list[Evidence], tname: str, lang: str)
     if lang == "zh":
         return f" {who}不缺少{tname}条款。" if gap else f" {who}没有{tname}条款（找到 0 个）。"
     if gap:
-        return f" {who} {'does' if one else 'do'} not lack a {tname} clause."
+        return f" {who} {'does' if one else 'do'} not lack {_a(tname)} {tname} clause."
     return f" {who} {'has' if one else 'have'} no {tname} clause (0 found)."
 
 
@@ -426,6 +426,11 @@ def _review_note(evidence: list[Evidence], lang: str) -> str:
     if not notes:
         return ""
     return (" 其中" + "；".join(notes) + "。") if lang == "zh" else (" Of these, " + "; ".join(notes) + ".")
+
+
+def _a(word: str) -> str:
+    """The English article before a type name ("an Insurance clause", "a Liability clause")."""
+    return "an" if word[:1].lower() in "aeio" else "a"
 
 
 def _lead(text: str | None, limit: int = 240) -> str:
@@ -448,7 +453,7 @@ def _subject(plan: Plan, tname: str, scope: str, lang: str) -> str:
         verb = "lacking" if gap else "with"
         if len(plan.params.types or []) > 1 and gap:
             verb = "lacking any of" if plan.params.type_match == "any" else "lacking all of"
-        return f"{scope} {verb} a {tname} clause"
+        return f"{scope} {verb} {_a(tname)} {tname} clause"
     return scope
 
 
@@ -516,12 +521,12 @@ def _nothing(plan: Plan, tname: str, scope: str, lang: str) -> str:
             return f"在{who}的协议中没有找到{tname}条款。"
         return "没有找到符合条件的结果。"
     if intent == Intent.GAP:
-        return f"None of the {scope} lacks a {tname} clause (no company matched)."
+        return f"None of the {scope} lacks {_a(tname)} {tname} clause (no company matched)."
     if intent == Intent.PRESENCE:
         who = _join(plan.params.companies or [], "en")
         if who:
             return f"No: {who} {'has' if len(plan.params.companies) == 1 else 'have'} no {tname} clause (0 found)."
-        return f"No {scope} has a {tname} clause (0 found)."
+        return f"No {scope} has {_a(tname)} {tname} clause (0 found)."
     if intent == Intent.NO_AGREEMENT:
         return "Every matching company has at least one agreement."
     if intent in DOCUMENT_INTENTS:

@@ -503,6 +503,7 @@ def extract_facts(question: str, vocab: Vocabulary, forced_mode: str | None = No
     cities = {c: ph for c, ph in cities.items() if ph.lower() not in matched_phrases}
     for found in (countries, industries, cities):
         _drop_topic_words(rest, found)
+        _settle_shared_words(rest, found, types, how_t)
     laws = {}
     if LAW_WORDS.search(rest):
         laws = match_values(rest, alias_map(vocab, "governing_laws"), guard_clause_words=False)
@@ -573,6 +574,31 @@ def _type_words(type_links: dict[str, str]) -> list[str]:
     """The words that named or described each linked type ("name 'liability'" -> liability)."""
     return [m.group(1) for how in type_links.values()
             if (m := re.fullmatch(r"(?:name|keyword|topic) '(.+)'", how))]
+
+
+def _settle_shared_words(q: str, found: dict[str, str], types: list[str], type_links: dict[str, str]) -> None:
+    """One word that names both a clause type and a filter value ("insurance": the Insurance
+    clause, the insurance industry) is read once: as the value when it qualifies the suppliers
+    ("insurance companies", "保险公司"), so the type goes; otherwise as the type ("vendors that
+    must carry insurance"), so the value goes."""
+    for tname, how in list(type_links.items()):
+        words = _type_words({tname: how})
+        if not words:
+            continue
+        word = words[0].lower()
+        for value, phrase in list(found.items()):
+            ph = phrase.lower()
+            if not (ph in word or word in ph):
+                continue
+            qualifies = [bool(SUPPLIER_AFTER.match(q[m.end():]))
+                         for m in re.finditer(re.escape(phrase), q, flags=re.I)]
+            if qualifies and all(qualifies):
+                type_links.pop(tname, None)
+                if tname in types:
+                    types.remove(tname)
+            elif not any(qualifies):
+                found.pop(value)
+            # named both ways ("insurance clauses of insurance suppliers"): both stay
 
 
 def _without_type_words(q: str, type_links: dict[str, str]) -> str:

@@ -270,3 +270,19 @@ def test_asking_for_a_known_companys_agreements_lists_them():
     for q in ("Which contracts does Kestrel have with us?", "When was Kestrel's agreement signed?"):
         p = plan_question(q, VOCAB)
         assert (p.intent, p.params.count_unit) == (Intent.COUNT, "agreements"), q
+
+
+def test_a_word_naming_a_type_and_an_industry_is_read_once():
+    """"insurance" names the Insurance clause and the insurance (Finance) industry: the industry
+    when it qualifies the suppliers, the clause otherwise, both when the question uses it both ways."""
+    vocab = two_suppliers(companies=[
+        {"name": "Kestrel GmbH", "aliases": [], "country": "Germany", "industry": "Logistics", "cities": []},
+        {"name": "Lion Pte", "aliases": [], "country": "Singapore", "industry": "Finance", "cities": []}])
+    p = plan_question("Which vendors must carry insurance?", vocab)
+    assert (p.params.types, p.params.industries) == (["Insurance"], [])
+    p = plan_question("Which insurance companies lack a termination clause?", vocab)
+    assert (p.params.types, p.params.industries) == (["Termination"], ["Finance"])
+    p = plan_question("哪些保险公司没有终止条款？", vocab)
+    assert (p.params.types, p.params.industries) == (["Termination"], ["Finance"])
+    p = plan_question("Show insurance clauses of insurance suppliers", vocab)
+    assert (p.params.types, p.params.industries) == (["Insurance"], ["Finance"])
