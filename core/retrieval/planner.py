@@ -324,6 +324,15 @@ def split_type_conjunction(question: str, types: list[str]) -> str:
 # numbers, years, dates
 # ---------------------------------------------------------------------------------------
 
+# what a bare number counts when it is not money: a share, a time, a count of things
+OTHER_QUANTITY = re.compile(
+    r"\s*(?:%|％|percent\b|per\s*cent\b|pct\b|(?:business\s+|working\s+|calendar\s+)?"
+    r"(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?|quarters?)\b|"
+    r"(?:times|clauses?|provisions?|agreements?|contracts?|slas?|suppliers?|vendors?|compan(?:y|ies)|"
+    r"incidents?|tickets?|users?|employees?|staff|people|sites?|locations?|countries)\b|"
+    r"(?:个?百分点|小时|分钟|秒|天|日|周|星期|个月|月|年|次|条|份|家|个))", re.I)
+
+
 def _amount(m: re.Match) -> float:
     num = float(re.sub(r"[,\s]", "", m.group("num")))
     mult = (m.group("mult") or "").lower().strip()
@@ -348,6 +357,8 @@ def parse_spend(question: str, high_threshold: float) -> tuple[float | None, flo
             has_unit = m.group("mult") or m.group("cur1") or m.group("cur2")
             if not has_unit and 1950 <= value <= 2100 and float(value).is_integer():
                 continue  # a year, not an amount
+            if not has_unit and OTHER_QUANTITY.match(q, m.end()):
+                continue  # "uptime below 99.9%", "within 4 hours", "more than 3 agreements": no money
             if kind == "gt" and lo is None:
                 lo, how = value, "explicit amount"
             elif kind == "lt" and hi is None:
@@ -378,11 +389,12 @@ ASKS_TEXT = re.compile(r"\b(say|says|said|state|states|provide|provides|promise|
                        r"\b(show|list|give|read)\b.{0,30}\b(clauses?|provisions?)\b|(条款|规定)(内容|是什么|怎么|如何)|内容",
                        re.I)
 WANTS_COMPANIES_EN = re.compile(
-    r"\b(which|what|list|name|find|show|are there any|any)\s+(?:(?!(?:do|does|did|must|should|can|will|would)\b)\S+\s+){0,3}?"
+    r"\b(which|what|list|name|find|show|are there any|any|how many|number of)\s+"
+    r"(?:(?!(?:do|does|did|must|should|can|will|would)\b)\S+\s+){0,3}?"
     r"(suppliers?|vendors?|compan(?:y|ies)|"
     r"providers?|firms?|partners?|ones)\b|\bwhich of\b|\bwho\b", re.I)
 ASKS_FOR_CLAUSES = re.compile(r"\b(which|what)\s+(clauses?|provisions?|sections?|terms)\b", re.I)
-WANTS_COMPANIES_ZH = re.compile(r"哪些|哪家|哪几家|哪个")
+WANTS_COMPANIES_ZH = re.compile(r"哪些|哪家|哪几家|哪个|几家|多少家|多少(?:个)?(?:供应商|公司|企业)")
 YES_NO = re.compile(r"^\s*(does|do|did|is|are|has|have|can)\b|\bwhich of\b|是否|有没有|吗[？?]?\s*$", re.I)
 COUNTS_AGREEMENTS = re.compile(
     r"\b(how many|number of|count)\s+(?:\S+\s+){0,2}?(agreements?|contracts?|slas?)\b|多少(份|个)?(协议|合同)|"

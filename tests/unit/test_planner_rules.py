@@ -286,3 +286,9 @@ def test_a_word_naming_a_type_and_an_industry_is_read_once():
     assert (p.params.types, p.params.industries) == (["Termination"], ["Finance"])
     p = plan_question("Show insurance clauses of insurance suppliers", vocab)
     assert (p.params.types, p.params.industries) == (["Insurance"], ["Finance"])
+
+
+def test_how_many_suppliers_have_a_type_counts_companies():
+    for q in ("How many suppliers have a liability clause?", "有多少供应商有责任条款？", "How many suppliers lack a liability clause?"):
+        p = plan_question(q, VOCAB)
+        assert (p.intent, p.mode) == (Intent.COUNT, Mode.ATTRIBUTE), q

@@ -105,3 +105,19 @@ def test_grouped_and_history_answers():
         "Kestrel Logistics GmbH: 2023: 300,000 EUR (Hosting 300,000); "
         "2024: 630,000 EUR (Hosting 450,000, Field Engineering 180,000) [S1].")
     assert compose_answer(h, [], []) == "No spend data matches this question."
+
+
+@pytest.mark.parametrize("question, expect", [
+    ("Which suppliers have an SLA uptime below 99.9%?", (None, None)),
+    ("Which suppliers respond to incidents within 4 hours?", (None, None)),
+    ("Which suppliers have more than 3 agreements?", (None, None)),
+    ("可用性低于99.9%的供应商有哪些？", (None, None)),
+    ("Which suppliers with spend above 500,000 lack a liability clause?", (500000.0, None)),
+    ("Suppliers under 200k EUR", (None, 200000.0)),
+    ("支出超过50万的供应商", (500000.0, None)),
+])
+def test_only_money_is_read_as_a_spend_amount(question, expect):
+    """A bare number that is a share, a time or a count of things is no spend filter."""
+    from core.retrieval.planner import parse_spend
+
+    assert parse_spend(question, 250_000)[:2] == expect
