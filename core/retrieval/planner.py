@@ -147,7 +147,9 @@ def _type_phrases() -> list[tuple[str, str, float]]:
 
 @lru_cache(maxsize=1)
 def _type_phrases_longest_first() -> list[tuple[str, str, float]]:
-    return sorted(_type_phrases(), key=lambda p: len(p[0]), reverse=True)
+    """Longest first, then strongest: a word that is one type's keyword and another's related
+    wording ("audit") names the keyword's type."""
+    return sorted(_type_phrases(), key=lambda p: (-len(p[0].rstrip("*")), -p[2]))
 
 
 def _type_prototypes():
@@ -206,6 +208,7 @@ def link_clause_types(question: str, by_meaning: bool = True) -> tuple[list[str]
     found: dict[str, str] = {}
     named: list[str] = []  # English phrases that named or described a type (described-types pass)
     cjk_spans: dict[str, tuple[int, int]] = {}
+    en_spans: dict[str, tuple[int, int]] = {}
     for phrase, tname, weight in _type_phrases_longest_first():
         word = phrase.rstrip("*")
         if tname in found or word not in q:  # the regexes below need the phrase as a substring
@@ -220,20 +223,28 @@ def link_clause_types(question: str, by_meaning: bool = True) -> tuple[list[str]
             continue
         if weight >= 1.0 or len(phrase) >= 4:
             stem = re.escape(word) + (r"[a-z]*" if phrase.endswith("*") else r"(?:s|es)?")
-            if re.search(r"(?<![a-z])" + stem + r"(?![a-z])", q):
+            hit = re.search(r"(?<![a-z])" + stem + r"(?![a-z])", q)
+            # one word names one type: the longest, strongest phrase that matched it
+            if hit and not any(a <= hit.start() and hit.end() <= b for a, b in en_spans.values()):
                 # body keywords count only when they describe a clause, not a company or a topic
                 if weight >= 1.0 or re.search(r"(?<![a-z])" + stem + r"(?![a-z])[\w\s-]{0,25}\b(clauses?|provisions?|sections?|terms)\b", q):
                     found[tname] = f"{'name' if weight >= 1.0 else 'keyword'} '{word}'"
                     named.append(word)
+                    en_spans[tname] = hit.span()
     _keep_compound_heads(found, cjk_spans)
     # Chinese "<词>条款": match the words before 条款 against the types' Chinese keywords.
-    for m in re.finditer(r"([\u4e00-\u9fff]{2,10})(?:条款|规定|条)", question):
+    for m in re.finditer(r"([\u4e00-\u9fff]{2,10})(条款|规定|条)", question):
         phrase = m.group(1)
         for size in (4, 3, 2):
             tail = phrase[-size:]
             if len(tail) < size:
                 continue
-            hits = {tname for p_, tname, _w in _type_phrases() if CJK.search(p_) and (tail in p_ or p_ in phrase)}
+            # "规定" and "条" are also verbs and counters ("哪些合同规定了…": which contracts
+            # stipulate): there a two-character tail names a type only as a whole keyword, not as
+            # part of one ("合同" in "合同结束"); before "条款" it may ("责任条款")
+            partial = size > 2 or m.group(2) == "条款"
+            hits = {tname for p_, tname, _w in _type_phrases()
+                    if CJK.search(p_) and ((tail in p_ and (partial or tail == p_)) or p_ in phrase)}
             if len(hits) == 1:
                 tname = hits.pop()
                 found.setdefault(tname, f"keyword '{tail}'")
@@ -513,9 +524,9 @@ def extract_facts(question: str, vocab: Vocabulary, forced_mode: str | None = No
     # "based in Singapore or Ireland": a city named like a country already matched is that country
     matched_phrases = {ph.lower() for ph in countries.values()}
     cities = {c: ph for c, ph in cities.items() if ph.lower() not in matched_phrases}
-    for found in (countries, industries, cities):
+    for found, key in ((countries, "countries"), (industries, "industries"), (cities, "cities")):
         _drop_topic_words(rest, found)
-        _settle_shared_words(rest, found, types, how_t)
+        _settle_shared_words(rest, found, types, how_t, lambda text, k=key: match_values(text, alias_map(vocab, k)))
     laws = {}
     if LAW_WORDS.search(rest):
         laws = match_values(rest, alias_map(vocab, "governing_laws"), guard_clause_words=False)
@@ -588,11 +599,13 @@ def _type_words(type_links: dict[str, str]) -> list[str]:
             if (m := re.fullmatch(r"(?:name|keyword|topic) '(.+)'", how))]
 
 
-def _settle_shared_words(q: str, found: dict[str, str], types: list[str], type_links: dict[str, str]) -> None:
+def _settle_shared_words(q: str, found: dict[str, str], types: list[str], type_links: dict[str, str],
+                         values_in: Callable[[str], dict[str, str]]) -> None:
     """One word that names both a clause type and a filter value ("insurance": the Insurance
     clause, the insurance industry) is read once: as the value when it qualifies the suppliers
     ("insurance companies", "保险公司"), so the type goes; otherwise as the type ("vendors that
-    must carry insurance"), so the value goes."""
+    must carry insurance"), so the value goes. A value the question names again in other words
+    ("科技供应商的技术支持条款") stays. `values_in(text)`: the values named in a text."""
     for tname, how in list(type_links.items()):
         words = _type_words({tname: how})
         if not words:
@@ -601,6 +614,8 @@ def _settle_shared_words(q: str, found: dict[str, str], types: list[str], type_l
         for value, phrase in list(found.items()):
             ph = phrase.lower()
             if not (ph in word or word in ph):
+                continue
+            if value in values_in(_without_type_words(q, {tname: how})):
                 continue
             qualifies = [bool(SUPPLIER_AFTER.match(q[m.end():]))
                          for m in re.finditer(re.escape(phrase), q, flags=re.I)]

@@ -286,9 +286,24 @@ def test_a_word_naming_a_type_and_an_industry_is_read_once():
     assert (p.params.types, p.params.industries) == (["Termination"], ["Finance"])
     p = plan_question("Show insurance clauses of insurance suppliers", vocab)
     assert (p.params.types, p.params.industries) == (["Insurance"], ["Finance"])
+    # "技术" is in the type's "技术支持" and names Technology, but "科技供应商" names it again
+    tech = two_suppliers(companies=[
+        {"name": "Kestrel GmbH", "aliases": [], "country": "Germany", "industry": "Technology", "cities": []},
+        {"name": "Lion Pte", "aliases": [], "country": "Singapore", "industry": "Finance", "cities": []}])
+    p = plan_question("支出超过20万的科技供应商的技术支持条款", tech)
+    assert (p.params.types, p.params.industries) == (["Support"], ["Technology"])
 
 
 def test_how_many_suppliers_have_a_type_counts_companies():
     for q in ("How many suppliers have a liability clause?", "有多少供应商有责任条款？", "How many suppliers lack a liability clause?"):
         p = plan_question(q, VOCAB)
         assert (p.intent, p.mode) == (Intent.COUNT, Mode.ATTRIBUTE), q
+
+
+def test_one_word_names_one_type():
+    """"audit" is Audit Rights' keyword and Security's related wording: it names Audit Rights
+    alone; "合同" (contract) before the verb "规定" names no type, "责任条款" still names one."""
+    assert plan_question("Which suppliers lack an audit clause?", VOCAB).params.types == ["Audit Rights"]
+    assert plan_question("哪些供应商有审计条款？", VOCAB).params.types == ["Audit Rights"]
+    assert plan_question("哪些合同规定了保险要求？", VOCAB).params.types == ["Insurance"]
+    assert plan_question("哪些供应商有责任条款？", VOCAB).params.types == ["Liability"]
