@@ -526,7 +526,7 @@ def _nothing(plan: Plan, tname: str, scope: str, lang: str) -> str:
         who = _join(plan.params.companies or [], "en")
         if who:
             return f"No: {who} {'has' if len(plan.params.companies) == 1 else 'have'} no {tname} clause (0 found)."
-        return f"No {scope} has {_a(tname)} {tname} clause (0 found)."
+        return f"No {scope} {'has' if scope.startswith('supplier ') else 'have'} {_a(tname)} {tname} clause (0 found)."
     if intent == Intent.NO_AGREEMENT:
         return "Every matching company has at least one agreement."
     if intent in DOCUMENT_INTENTS:
