@@ -53,7 +53,10 @@ ANAPHORA = re.compile(
     r"this supplier|that company|this company|the same|it|that clause|this clause|that one)\b|^\s*(那|那么|还有)|它|他们|该公司|这家|那家|其|该条|这条|那条", re.I)
 POSITION_AFTER = re.compile(r"\b(after|following|follows|follow|next to|succeeding|succeeds)\b|之后|后面|下一条|下一个|紧接", re.I)
 POSITION_BEFORE = re.compile(r"\b(before|preced(?:es|e|ed|ing)|prior to|previous to|ahead of|in front of)\b|之前|前面|上一条|上一个", re.I)
-COMPARE = re.compile(r"\b(compare|comparison|across|all suppliers|every supplier|each supplier)\b|比较|对比", re.I)
+# "every supplier" compares across them, unless a relative clause picks some ("every supplier
+# that has both ...": a list of companies)
+COMPARE = re.compile(r"\b(compare|comparison|across|(?:all suppliers|every supplier|each supplier)"
+                     r"(?!\s+(?:that|which|who|whose|with|having)\b))\b|比较|对比", re.I)
 HIGH_SPEND = re.compile(r"\b(high[- ]?spend(ing)?|big[- ]?spend|large[- ]?spend|top[- ]?spend|strategic)\b|"
                         r"高支出|高消费|大额|支出高|高额", re.I)
 LOW_SPEND = re.compile(r"\blow[- ]?spend(ing)?\b|低支出|小额", re.I)

@@ -307,3 +307,9 @@ def test_one_word_names_one_type():
     assert plan_question("哪些供应商有审计条款？", VOCAB).params.types == ["Audit Rights"]
     assert plan_question("哪些合同规定了保险要求？", VOCAB).params.types == ["Insurance"]
     assert plan_question("哪些供应商有责任条款？", VOCAB).params.types == ["Liability"]
+
+
+def test_every_supplier_with_a_relative_clause_lists_companies():
+    p = plan_question("List every supplier that has both a liability and a termination clause", VOCAB)
+    assert (p.intent, p.params.type_match) == (Intent.PRESENCE, "all")
+    assert plan_question("Compare the liability clauses of every supplier", VOCAB).intent == Intent.CLAUSE_TYPE
