@@ -129,6 +129,7 @@ class PlanParams:
     count_unit: str | None = None     # "agreements" | "clauses" when a count is of those, not companies
     require_spend: bool | None = None  # True: a company without spend in the year has nothing to compare or add
     gap: bool | None = None           # True: lacks the types; False: has them
+    present_types: list[str] | None = None   # gap: types the companies must have ("X but no Y": X)
     direction: str | None = None      # next_clause: "after" | "before"
     anchor_ids: list[str] | None = None   # next_clause: the clause just shown
     anchor_text: str | None = None    # next_clause: words naming the clause to start from

@@ -277,6 +277,22 @@ def test_gap_counts_only_assigned_types(graph):
         set_clause_type(one["ids"][0], "Liability", db=graph)
 
 
+def test_a_type_held_and_a_type_lacked_is_the_intersection_of_both_answers(graph):
+    """"X but no Y" answers exactly the suppliers that the presence question for X and the gap
+    question for Y both name, and the Cypher shown re-runs to its rows."""
+    informative = 0
+    for have, lack in [("liability", "termination"), ("termination", "service credits"),
+                       ("payment", "data protection"), ("confidentiality", "force majeure")]:
+        holding = set(ask(f"Which suppliers have a {have} clause?", db=graph, log=False).evidence_companies)
+        lacking = set(ask(f"Which suppliers lack a {lack} clause?", db=graph, log=False).evidence_companies)
+        r = ask(f"Which suppliers have a {have} clause but no {lack} clause?", db=graph, log=False)
+        assert (r.plan.intent, len(r.plan.params.present_types or [])) == ("gap", 1), r.plan
+        assert set(r.evidence_companies) == holding & lacking, (have, lack)
+        assert graph.read(r.cypher, r.params) == r.rows
+        informative += bool(holding & lacking) and holding & lacking != lacking
+    assert informative, "no pair separated the two questions on this corpus"
+
+
 def test_nothing_matches_gives_a_plain_answer_and_no_evidence(graph):
     r = ask("Which suppliers with spend above 900,000,000 lack a termination clause?", db=graph, log=False)
     assert r.evidence == [] and r.rows == []

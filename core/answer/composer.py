@@ -441,11 +441,14 @@ def _lead(text: str | None, limit: int = 240) -> str:
 def _subject(plan: Plan, tname: str, scope: str, lang: str) -> str:
     intent = plan.intent
     gap = intent == Intent.GAP if plan.params.gap is None else plan.params.gap
+    # "X but no Y": the types the companies have, said before the ones they lack
+    have = _join([_type_label(t, lang) for t in plan.params.present_types or []], lang) if gap else ""
     if lang == "zh":
         if intent == Intent.NO_AGREEMENT:
             return "没有任何协议的公司"
         if tname:
-            return f"{scope.removesuffix('供应商')}{'缺少' if gap else '有'}{tname}条款的供应商"
+            held = f"有{have}条款但" if have else ""
+            return f"{scope.removesuffix('供应商')}{held}{'缺少' if gap else '有'}{tname}条款的供应商"
         return scope if scope != "供应商" else "符合条件的供应商"
     if intent == Intent.NO_AGREEMENT:
         return f"{scope.replace('suppliers', 'companies', 1)} without any agreement"
@@ -453,7 +456,8 @@ def _subject(plan: Plan, tname: str, scope: str, lang: str) -> str:
         verb = "lacking" if gap else "with"
         if len(plan.params.types or []) > 1 and gap:
             verb = "lacking any of" if plan.params.type_match == "any" else "lacking all of"
-        return f"{scope} {verb} {_a(tname)} {tname} clause"
+        held = f" with {_a(have)} {have} clause but" if have else ""
+        return f"{scope}{held} {verb} {_a(tname)} {tname} clause"
     return scope
 
 

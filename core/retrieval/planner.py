@@ -325,6 +325,47 @@ def _drop_topic_details(question: str, found: dict[str, str]) -> None:
             del found[tname]
 
 
+# "X but no Y", "with X and without Y", "有X但没有Y": the types on the side without a negation
+# are required, the others lacked
+CONTRAST = re.compile(
+    r"\b(?:but|yet|while|whereas|though|although)\b|,?\s+and\s+(?=(?:no|not|without|lacks?|lacking|"
+    r"don't|doesn't|do not|does not|has no|have no)\b)|但是|但|却|而|不过", re.I)
+
+
+def present_and_lacked(q: str, types: list[str], type_links: dict[str, str]) -> tuple[list[str], list[str]] | None:
+    """(required, lacked) when a contrast splits the question into a side that names types
+    plainly and a side that negates the others ("which suppliers have a termination clause but
+    no service credits"); None when the types cannot be placed (one linked by meaning) or both
+    sides, or neither, are negated."""
+    if len(types) < 2:
+        return None
+    m = CONTRAST.search(q)
+    if not m:
+        return None
+    sides = (q[:m.start()].replace("有没有", "有"), q[m.end():])
+    placed: dict[str, int] = {}
+    for t in types:
+        words = _type_words({t: type_links.get(t, "")})
+        where = [i for i, side in enumerate(sides) if words and words[0].lower() in side.lower()]
+        if len(where) != 1:
+            return None
+        placed[t] = where[0]
+    negated = [bool(NEGATION.search(side)) for side in sides]
+    if negated[0] == negated[1]:
+        return None
+    required = [t for t in types if not negated[placed[t]]]
+    lacked = [t for t in types if negated[placed[t]]]
+    return (required, lacked) if required and lacked else None
+
+
+def _gap_types(f: QuestionFacts, p: PlanParams) -> None:
+    p.gap = True
+    split = present_and_lacked(f.q, f.types, f.linked.get("clause_types") or {})
+    if split:
+        p.present_types, p.types = split
+        p.type_match = split_type_conjunction(f.q[CONTRAST.search(f.q).end():], p.types)
+
+
 def split_type_conjunction(question: str, types: list[str]) -> str:
     """'all' when every type is required (both/and), 'any' for or/either."""
     if len(types) < 2:
@@ -952,7 +993,7 @@ ROUTES: tuple[Rule, ...] = (
     # 3. a clause type: gap / presence / counts over filtered companies, or the type's clauses
     Rule("type_gap", lambda f: bool(f.types) and f.negated,
          _count_or(Intent.GAP), Mode.ATTRIBUTE,
-         "asks which companies lack a clause type (none of the types among their classified clauses)", _set(gap=True)),
+         "asks which companies lack a clause type (none of the types among their classified clauses)", _gap_types),
     Rule("type_presence", lambda f: bool(f.types) and f.wants_companies and not COMPARE.search(f.q),
          lambda f: Intent.COUNT if f.counting else Intent.PRESENCE, Mode.ATTRIBUTE,
          "asks which companies have a clause type", _set(gap=False)),

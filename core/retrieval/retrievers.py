@@ -197,7 +197,11 @@ class AttributeRetriever(Retriever):
             return self._run(q.count_agreements(active - {"types"}, spend), params)
         aggregate = intent in {Intent.COUNT, Intent.SUM_SPEND}
         if params["types"] and (intent == Intent.GAP or (aggregate and plan.params.gap)):
-            return self._run(q.type_gaps(active - {"types"}, match, spend), params)
+            present = [t for t in plan.params.present_types or [] if t not in params["types"]]
+            if present:   # "a termination clause but no service credits"
+                params.update(gap_types=list(params["types"]), present_types=present,
+                              types=list(params["types"]) + present)
+            return self._run(q.type_gaps(active - {"types"}, match, spend, with_present=bool(present)), params)
         if params["types"] and (intent == Intent.PRESENCE or aggregate):
             return self._run(q.presence_clauses(active - {"types"}, match, spend), params)
         if params["types"]:

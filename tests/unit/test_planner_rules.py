@@ -313,3 +313,20 @@ def test_every_supplier_with_a_relative_clause_lists_companies():
     p = plan_question("List every supplier that has both a liability and a termination clause", VOCAB)
     assert (p.intent, p.params.type_match) == (Intent.PRESENCE, "all")
     assert plan_question("Compare the liability clauses of every supplier", VOCAB).intent == Intent.CLAUSE_TYPE
+
+
+@pytest.mark.parametrize("question", [
+    "Which suppliers have a liability clause but no termination clause?",
+    "Suppliers with a liability clause and without a termination clause",
+    "Which suppliers lack a termination clause but have a liability clause?",
+    "哪些供应商有责任条款但没有终止条款？",
+])
+def test_a_type_held_and_a_type_lacked_in_one_question(question):
+    p = plan_question(question, VOCAB)
+    assert (p.intent, p.params.types, p.params.present_types) == (Intent.GAP, ["Termination"], ["Liability"]), question
+
+
+def test_types_lacked_together_stay_one_gap():
+    p = plan_question("Which suppliers lack both a liability and a termination clause?", VOCAB)
+    assert p.intent == Intent.GAP and sorted(p.params.types) == ["Liability", "Termination"]
+    assert not p.params.present_types
