@@ -130,6 +130,7 @@ class PlanParams:
     require_spend: bool | None = None  # True: a company without spend in the year has nothing to compare or add
     gap: bool | None = None           # True: lacks the types; False: has them
     present_types: list[str] | None = None   # gap: types the companies must have ("X but no Y": X)
+    present_match: str | None = None  # "all" | "any" of present_types ("X or Y but no Z": any)
     direction: str | None = None      # next_clause: "after" | "before"
     anchor_ids: list[str] | None = None   # next_clause: the clause just shown
     anchor_text: str | None = None    # next_clause: words naming the clause to start from

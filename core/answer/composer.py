@@ -442,7 +442,8 @@ def _subject(plan: Plan, tname: str, scope: str, lang: str) -> str:
     intent = plan.intent
     gap = intent == Intent.GAP if plan.params.gap is None else plan.params.gap
     # "X but no Y": the types the companies have, said before the ones they lack
-    have = _join([_type_label(t, lang) for t in plan.params.present_types or []], lang) if gap else ""
+    held = [_type_label(t, lang) for t in plan.params.present_types or []]
+    have = _join(held, lang, "or" if plan.params.present_match == "any" else "and") if gap else ""
     if lang == "zh":
         if intent == Intent.NO_AGREEMENT:
             return "没有任何协议的公司"

@@ -332,11 +332,12 @@ CONTRAST = re.compile(
     r"don't|doesn't|do not|does not|has no|have no)\b)|但是|但|却|而|不过", re.I)
 
 
-def present_and_lacked(q: str, types: list[str], type_links: dict[str, str]) -> tuple[list[str], list[str]] | None:
-    """(required, lacked) when a contrast splits the question into a side that names types
-    plainly and a side that negates the others ("which suppliers have a termination clause but
-    no service credits"); None when the types cannot be placed (one linked by meaning) or both
-    sides, or neither, are negated."""
+def present_and_lacked(q: str, types: list[str], type_links: dict[str, str]
+                       ) -> tuple[list[str], list[str], str, str] | None:
+    """(required, lacked, the lacked side's text, the held side's text) when a contrast splits the question into a
+    side that names types plainly and a side that negates the others ("which suppliers have a
+    termination clause but no service credits"); None when the types cannot be placed (one
+    linked by meaning) or both sides, or neither, are negated."""
     if len(types) < 2:
         return None
     m = CONTRAST.search(q)
@@ -355,15 +356,17 @@ def present_and_lacked(q: str, types: list[str], type_links: dict[str, str]) -> 
         return None
     required = [t for t in types if not negated[placed[t]]]
     lacked = [t for t in types if negated[placed[t]]]
-    return (required, lacked) if required and lacked else None
+    return (required, lacked, sides[negated.index(True)], sides[negated.index(False)]) \
+        if required and lacked else None
 
 
 def _gap_types(f: QuestionFacts, p: PlanParams) -> None:
     p.gap = True
     split = present_and_lacked(f.q, f.types, f.linked.get("clause_types") or {})
     if split:
-        p.present_types, p.types = split
-        p.type_match = split_type_conjunction(f.q[CONTRAST.search(f.q).end():], p.types)
+        p.present_types, p.types, lacked_side, held_side = split
+        p.type_match = split_type_conjunction(lacked_side, p.types)
+        p.present_match = split_type_conjunction(held_side, p.present_types)
 
 
 def split_type_conjunction(question: str, types: list[str]) -> str:

@@ -201,7 +201,8 @@ class AttributeRetriever(Retriever):
             if present:   # "a termination clause but no service credits"
                 params.update(gap_types=list(params["types"]), present_types=present,
                               types=list(params["types"]) + present)
-            return self._run(q.type_gaps(active - {"types"}, match, spend, with_present=bool(present)), params)
+            held = (plan.params.present_match or "all") if present else None
+            return self._run(q.type_gaps(active - {"types"}, match, spend, present_match=held), params)
         if params["types"] and (intent == Intent.PRESENCE or aggregate):
             return self._run(q.presence_clauses(active - {"types"}, match, spend), params)
         if params["types"]:

@@ -330,3 +330,12 @@ def test_types_lacked_together_stay_one_gap():
     p = plan_question("Which suppliers lack both a liability and a termination clause?", VOCAB)
     assert p.intent == Intent.GAP and sorted(p.params.types) == ["Liability", "Termination"]
     assert not p.params.present_types
+
+
+def test_either_of_the_lacked_types_is_read_on_their_side():
+    p = plan_question("Which suppliers lack a liability or a termination clause but have a confidentiality clause?", VOCAB)
+    assert (sorted(p.params.types), p.params.present_types, p.params.type_match) == (
+        ["Liability", "Termination"], ["Confidentiality"], "any")
+    p = plan_question("Which suppliers have a liability or a termination clause but no confidentiality clause?", VOCAB)
+    assert (p.params.types, sorted(p.params.present_types), p.params.present_match) == (
+        ["Confidentiality"], ["Liability", "Termination"], "any")

@@ -197,24 +197,25 @@ ORDER BY co.name, s.id, c.position
 LIMIT $limit""".replace("\n\n", "\n")
 
 
-def type_gaps(active, match: str = "all", spend="spend_latest", with_present: bool = False) -> str:
+def type_gaps(active, match: str = "all", spend="spend_latest", present_match: str | None = None) -> str:
     """Gap query: companies whose agreements have no confident clause of the required types.
 
     Reads the per-company type sets and counts that ingestion and manual corrections keep up
     to date (one node per company instead of every clause), through `confident_types`: the one
     definition of a gap (core.gaps) that the gap report uses too. Companies without any
     agreement are not gaps; they are answered by `no_agreement`.
-    `with_present` ("a termination clause but no service credits"): `$gap_types` are the types
-    lacked and `$present_types` the types a company must have (met as a gap is not), while
+    `present_match` ("a termination clause but no service credits"; "all" or "any"):
+    `$gap_types` are the types lacked and `$present_types` the types a company must have, while
     `$types` holds both, so the type sets are read once. A type is held as the presence
     question holds it (any clause typed so), lacked as a gap is (no confident clause).
     """
     conds = company_conditions(active, spend) + ["co.n_agreements > 0"] + agreement_exists(active)
-    lacked = "$gap_types" if with_present else "$types"
+    lacked = "$gap_types" if present_match else "$types"
     selected = "size(missing) > 0" if match == "any" else f"size(missing) = size({lacked})"
-    if with_present:
+    if present_match:
         # held as the presence question holds a type: any clause typed so, as its answer lists
-        selected += " AND all(required IN $present_types WHERE required IN typed)"
+        held = "any" if present_match == "any" else "all"
+        selected += f" AND {held}(required IN $present_types WHERE required IN typed)"
     return f"""MATCH (co:Company)
 {where(conds)}
 {confident_types()}
