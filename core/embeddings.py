@@ -43,7 +43,28 @@ def _resolve_model_path(name: str) -> str:
 
 
 DIRECT_MAX_TEXTS = 4   # a question's few texts; batches (ingest) go through sentence-transformers
+# A question's few short texts gain nothing from intra-op parallelism, and after a parallel op
+# torch's OpenMP workers keep spinning for a while on the cores the database needs for the query
+# that follows. Measured on the benchmark graph (2 cores, 150 questions): one thread embeds at
+# P50 11.6-13.3 / P95 15.5-16.0 ms against two threads' 13.1-15.7 / 29.0-31.9 ms, and the hybrid
+# query right after takes P50 5.1-5.9 / P95 6.9-7.0 ms against 7.3-7.8 / 11.9-14.1 ms.
+DIRECT_THREADS = 1
 DIRECT_PROBE = ("Either party may terminate this Agreement on 30 days' written notice.", "数据保护")
+
+
+@contextmanager
+def _intra_op_threads(torch, n: int):
+    """torch's intra-op thread count for one call, restored after (callers hold the embedder's
+    lock, so no other encode runs meanwhile)."""
+    before = torch.get_num_threads()
+    if n <= 0 or n >= before:
+        yield
+        return
+    torch.set_num_threads(n)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
 
 
 def _direct_forward(model):
@@ -73,7 +94,7 @@ def _direct_forward(model):
         max_length = int(model.max_seq_length or 512)
 
         def forward(texts: list[str]) -> np.ndarray:
-            with torch.inference_mode():
+            with torch.inference_mode(), _intra_op_threads(torch, DIRECT_THREADS):
                 feats = tokenizer(texts, padding=True, truncation=True, max_length=max_length, return_tensors="pt")
                 tokens = transformer(**feats).last_hidden_state
                 mask = feats["attention_mask"].unsqueeze(-1).to(tokens.dtype)
