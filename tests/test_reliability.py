@@ -95,7 +95,7 @@ def assert_same_graph(fp_a, fp_b) -> None:
 def test_ingest_killed_mid_write_then_rerun_equals_clean_run(db, tmp_path):
     from core.ingest.pipeline import CLAUSES_PER_TRANSACTION
 
-    # 100 agreements x 10 clauses: three write transactions of whole agreements
+    # 100 agreements x 10 clauses: several write transactions of whole agreements
     info = generate(tmp_path / "corpus", suppliers=100, clauses_per_agreement=10, seed=11)
     assert info.clauses > 2 * CLAUSES_PER_TRANSACTION
     _wipe(db)
