@@ -109,3 +109,28 @@ def test_question_embeddings_equal_the_library_encode(embedder):
     batch = texts * (DIRECT_MAX_TEXTS // len(texts) + 1)   # over the limit: the library's batching
     assert len(batch) > DIRECT_MAX_TEXTS
     assert np.allclose(embedder.encode(batch), np.vstack([library] * (len(batch) // len(texts))), atol=1e-5)
+
+
+def test_question_embedding_runs_on_one_thread_and_restores_the_count(embedder):
+    """A question's embedding runs on DIRECT_THREADS intra-op threads (torch's spinning workers
+    slowed the query after it); the count is restored after, so ingest batches keep every core."""
+    import torch
+
+    from core.embeddings import DIRECT_THREADS
+
+    seen = []
+    record = lambda *_: seen.append(torch.get_num_threads())  # noqa: E731
+    # the direct path calls the transformer itself; the library's batches go through its module
+    hooks = [embedder.model[0].auto_model.register_forward_pre_hook(record),
+             embedder.model[0].register_forward_pre_hook(record)]
+    before = torch.get_num_threads()
+    try:
+        embedder.encode(["which suppliers can we not terminate for convenience?"])
+        assert seen == [min(DIRECT_THREADS, before)]
+        assert torch.get_num_threads() == before
+        seen.clear()
+        embedder.encode([f"clause {i}" for i in range(20)])    # a batch: the library's path, every thread
+        assert seen and all(n == before for n in seen)
+    finally:
+        for hook in hooks:
+            hook.remove()
