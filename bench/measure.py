@@ -2,9 +2,11 @@
 from __future__ import annotations
 
 import os
+import re
 import threading
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import psutil
 
@@ -26,6 +28,34 @@ def rss_mb(pid: int | None = None) -> float | None:
         return round(psutil.Process(pid or os.getpid()).memory_info().rss / 2**20, 1)
     except (psutil.Error, OSError):
         return None
+
+
+_MAPPING = re.compile(r"^([0-9a-f]+)-([0-9a-f]+) \S+ \S+ \S+ \S+\s*(.*)$")
+
+
+def heap_resident_mb(pid: int | None, heap_max_mb: float | None, smaps: str | None = None) -> float | None:
+    """How much of the JVM's heap is resident: the RSS of the one anonymous mapping the size of
+    the heap (-Xmx reserves it whole; committed is not resident until touched). None off Linux,
+    or when no mapping matches within 2 %."""
+    if not heap_max_mb:
+        return None
+    if smaps is None:
+        try:
+            smaps = Path(f"/proc/{pid}/smaps").read_text() if pid else None
+        except OSError:
+            return None
+    if not smaps:
+        return None
+    best, size, anonymous = None, 0.0, False
+    for line in smaps.splitlines():
+        m = _MAPPING.match(line)
+        if m:
+            size = (int(m.group(2), 16) - int(m.group(1), 16)) / 2**20
+            anonymous = not m.group(3).strip()
+        elif line.startswith("Rss:") and anonymous and abs(size - heap_max_mb) <= 0.02 * heap_max_mb:
+            rss = int(line.split()[1]) / 1024
+            best = rss if best is None else max(best, rss)
+    return None if best is None else round(best, 1)
 
 
 @dataclass

@@ -66,7 +66,7 @@ def _dir_mb(path: Path) -> float | None:
 
 def _jvm_memory(db) -> dict:
     """Heap and page cache in use, from the server's own JMX beans (the benchmark's instance only)."""
-    from bench.queries import JVM_HEAP, PAGE_CACHE
+    from bench.queries import JVM_HEAP, JVM_NATIVE, PAGE_CACHE
 
     out: dict = {}
     try:
@@ -74,8 +74,16 @@ def _jvm_memory(db) -> dict:
         if heap:
             out["heap_used_mb"] = round(heap[0]["used"] / 2**20, 1)
             out["heap_committed_mb"] = round(heap[0]["committed"] / 2**20, 1)
+            out["heap_max_mb"] = round(heap[0]["max"] / 2**20, 1)
     except Exception as exc:  # noqa: BLE001 - reported, not fatal
         out["heap_error"] = f"{exc.__class__.__name__}: {str(exc)[:160]}"
+    try:
+        native = db.read(JVM_NATIVE)
+        if native:
+            out["non_heap_committed_mb"] = round(native[0]["non_heap_committed"] / 2**20, 1)
+            out["direct_buffers_mb"] = round(native[0]["direct_used"] / 2**20, 1)
+    except Exception as exc:  # noqa: BLE001
+        out["native_error"] = f"{exc.__class__.__name__}: {str(exc)[:160]}"
     try:
         pc = db.read(PAGE_CACHE)
         if pc:
@@ -83,6 +91,17 @@ def _jvm_memory(db) -> dict:
     except Exception as exc:  # noqa: BLE001
         out["page_cache_error"] = f"{exc.__class__.__name__}: {str(exc)[:160]}"
     return out
+
+
+def page_cache_estimate_mb(neo4j_rss_mb: float | None, jvm: dict) -> float | None:
+    """The page cache in use, estimated: Neo4j's resident memory less the resident heap, the
+    JVM's committed non-heap (metaspace, code cache) and direct buffers. The page cache is native
+    memory that grows as pages are read, and Community has no bean for it; what else is native
+    (thread stacks, libraries, allocator slack) is counted in, so this is an upper estimate."""
+    parts = [jvm.get("heap_resident_mb"), jvm.get("non_heap_committed_mb"), jvm.get("direct_buffers_mb")]
+    if neo4j_rss_mb is None or any(p is None for p in parts):
+        return None
+    return round(max(0.0, neo4j_rss_mb - sum(parts)), 1)
 
 
 def measure_gap_views(db, reps: int) -> dict:
@@ -97,7 +116,7 @@ def measure_size(db, inst, suppliers: int, clauses: int, args) -> dict:
 
     from bench.embedcache import ProxyEmbedder, load_cache
     from bench.generate import generate
-    from bench.measure import rss_mb, wait_for_quiet
+    from bench.measure import heap_resident_mb, rss_mb, wait_for_quiet
     from core.embeddings import get_embedder
 
     work = Path(args.work_dir)
@@ -130,6 +149,8 @@ def measure_size(db, inst, suppliers: int, clauses: int, args) -> dict:
     entry["jvm"] = _jvm_memory(db)
     entry["python_rss_mb"] = rss_mb()
     entry["neo4j_rss_mb"] = rss_mb(inst.pid)
+    entry["jvm"]["heap_resident_mb"] = heap_resident_mb(inst.pid, entry["jvm"].get("heap_max_mb"))
+    entry["jvm"]["page_cache_in_use_estimate_mb"] = page_cache_estimate_mb(entry["neo4j_rss_mb"], entry["jvm"])
     entry["machine_available_mb"] = round(psutil.virtual_memory().available / 2**20)
     return entry
 
@@ -196,7 +217,7 @@ def markdown(res: dict) -> str:
     modes = sorted({m for s in sizes for m in s.get("queries", {})})
     head = ["suppliers", "clauses", "write cl/s"] + [f"{m} P50/P95" for m in modes] + \
         ["relay 1st stage/peer P95", "hybrid 1st stage/peer P95", "gap summary P95", "gap full P95", "8 cl. q/s", "16 cl. q/s",
-         "ceiling q/s", "CPU ceiling q/s", "8 cl. share wall/CPU", "store MB", "heap MB", "Python RSS MB"]
+         "ceiling q/s", "CPU ceiling q/s", "8 cl. share wall/CPU", "store MB", "heap MB", "page cache MB (est.)", "Python RSS MB"]
     lines += ["| " + " | ".join(head) + " |", "|" + "---:|" * len(head)]
     for s in sizes:
         if "error" in s:
@@ -214,7 +235,9 @@ def markdown(res: dict) -> str:
                   f"{s['throughput'].get('cpu_ceiling_qps') or '—'}",
                   f"{s['throughput']['clients']['8'].get('share_of_ceiling') or '—'}/"
                   f"{s['throughput']['clients']['8'].get('share_of_cpu_ceiling') or '—'}",
-                  f"{s.get('store_mb')}", f"{s['jvm'].get('heap_used_mb', '—')}", f"{s.get('python_rss_mb')}"]
+                  f"{s.get('store_mb')}", f"{s['jvm'].get('heap_used_mb', '—')}",
+                  f"{s['jvm'].get('page_cache_in_use_estimate_mb') if s['jvm'].get('page_cache_in_use_estimate_mb') is not None else '—'}",
+                  f"{s.get('python_rss_mb')}"]
         lines.append("| " + " | ".join(cells) + " |")
     lines += ["", "Growth between sizes, as b in cost ~ clauses^b (1 = linear, 0 = flat; throughput: "
               "negative b means it falls):", ""]
@@ -270,7 +293,12 @@ def main(argv: list[str] | None = None) -> int:
         "(this process's CPU time plus Neo4j's utime + stime from /proc): waiting is not counted as cost, "
         "so it is the tighter bound; '8 cl. share' is the throughput under 8 clients over each ceiling.",
         "gap summary = totals, spend at risk and the first page ranked by spend at risk (what the Compliance "
-        "gaps page shows first); gap full = every supplier's row (the export streams the same rows)."]
+        "gaps page shows first); gap full = every supplier's row (the export streams the same rows).",
+        "page cache MB (est.) = Neo4j's RSS less its resident heap (the heap mapping's RSS in /proc/PID/smaps), "
+        "committed non-heap and direct buffers, read "
+        "after the size's questions: Neo4j 5 Community has no page-cache bean, and the page cache is native "
+        "memory that grows as pages are read (capped by the configured size); other native memory is "
+        "counted in, so it is an upper estimate."]
     _write(res, args, t0)
     print(markdown(res))
     return 0
