@@ -51,13 +51,13 @@ ORDER BY co.name SKIP $skip LIMIT $limit
 """
 
 # --- scaling benchmark: memory of the benchmark's own server (JMX) ------------------------
-JVM_HEAP = ("CALL dbms.queryJmx('java.lang:type=Memory') YIELD attributes "
-            "WITH attributes.HeapMemoryUsage.value.properties AS h "
-            "RETURN h.used AS used, h.committed AS committed, h.max AS max")
-JVM_NATIVE = ("CALL dbms.queryJmx('java.lang:type=Memory') YIELD attributes "
-              "WITH attributes.NonHeapMemoryUsage.value.properties AS n "
+# One read of the JVM's memory beans: heap, committed non-heap (metaspace, code cache), direct buffers.
+JVM_MEMORY = ("CALL dbms.queryJmx('java.lang:type=Memory') YIELD attributes "
+              "WITH attributes.HeapMemoryUsage.value.properties AS h, "
+              "attributes.NonHeapMemoryUsage.value.properties AS n "
               "CALL dbms.queryJmx('java.nio:name=direct,type=BufferPool') YIELD attributes AS d "
-              "RETURN n.committed AS non_heap_committed, d.MemoryUsed.value AS direct_used")
+              "RETURN h.used AS used, h.committed AS committed, h.max AS max, "
+              "n.committed AS non_heap_committed, d.MemoryUsed.value AS direct_used")
 # Neo4j 5 Community publishes no page-cache bean: besides the configured size, the page cache in
 # use is estimated from the server's RSS (bench.scale.page_cache_estimate_mb).
 PAGE_CACHE = ("SHOW SETTINGS YIELD name, value WHERE name = 'server.memory.pagecache.size' "

@@ -66,24 +66,20 @@ def _dir_mb(path: Path) -> float | None:
 
 def _jvm_memory(db) -> dict:
     """Heap and page cache in use, from the server's own JMX beans (the benchmark's instance only)."""
-    from bench.queries import JVM_HEAP, JVM_NATIVE, PAGE_CACHE
+    from bench.queries import JVM_MEMORY, PAGE_CACHE
 
     out: dict = {}
     try:
-        heap = db.read(JVM_HEAP)
-        if heap:
-            out["heap_used_mb"] = round(heap[0]["used"] / 2**20, 1)
-            out["heap_committed_mb"] = round(heap[0]["committed"] / 2**20, 1)
-            out["heap_max_mb"] = round(heap[0]["max"] / 2**20, 1)
+        mem = db.read(JVM_MEMORY)
+        if mem:
+            m = mem[0]
+            out["heap_used_mb"] = round(m["used"] / 2**20, 1)
+            out["heap_committed_mb"] = round(m["committed"] / 2**20, 1)
+            out["heap_max_mb"] = round(m["max"] / 2**20, 1)
+            out["non_heap_committed_mb"] = round(m["non_heap_committed"] / 2**20, 1)
+            out["direct_buffers_mb"] = round(m["direct_used"] / 2**20, 1)
     except Exception as exc:  # noqa: BLE001 - reported, not fatal
         out["heap_error"] = f"{exc.__class__.__name__}: {str(exc)[:160]}"
-    try:
-        native = db.read(JVM_NATIVE)
-        if native:
-            out["non_heap_committed_mb"] = round(native[0]["non_heap_committed"] / 2**20, 1)
-            out["direct_buffers_mb"] = round(native[0]["direct_used"] / 2**20, 1)
-    except Exception as exc:  # noqa: BLE001
-        out["native_error"] = f"{exc.__class__.__name__}: {str(exc)[:160]}"
     try:
         pc = db.read(PAGE_CACHE)
         if pc:
@@ -208,6 +204,10 @@ def growth(sizes: list[dict]) -> list[dict]:
     return out
 
 
+def _or_dash(value) -> str:
+    return "—" if value is None else f"{value}"
+
+
 def markdown(res: dict) -> str:
     lines = [f"# ClauseGraph scaling benchmark — {res['generated_at']}", "",
              f"Machine: {res['machine']['cpus']} CPU cores, {res['machine']['ram_gb']} GB RAM; Neo4j "
@@ -236,7 +236,7 @@ def markdown(res: dict) -> str:
                   f"{s['throughput']['clients']['8'].get('share_of_ceiling') or '—'}/"
                   f"{s['throughput']['clients']['8'].get('share_of_cpu_ceiling') or '—'}",
                   f"{s.get('store_mb')}", f"{s['jvm'].get('heap_used_mb', '—')}",
-                  f"{s['jvm'].get('page_cache_in_use_estimate_mb') if s['jvm'].get('page_cache_in_use_estimate_mb') is not None else '—'}",
+                  _or_dash(s["jvm"].get("page_cache_in_use_estimate_mb")),
                   f"{s.get('python_rss_mb')}"]
         lines.append("| " + " | ".join(cells) + " |")
     lines += ["", "Growth between sizes, as b in cost ~ clauses^b (1 = linear, 0 = flat; throughput: "
