@@ -157,7 +157,7 @@ def test_gap_question_and_report_use_the_provision_types(corpus, db):
 
 def test_a_clause_with_two_asked_types_is_returned_once(corpus, db):
     params = {"types": ["Governing Law", "Assignment"], "limit": 100, "companies": ["Alpha Components Inc."],
-              "spend_key": "spend_latest"}
+              "spend_key": "spend_latest", "review_threshold": 0.5}
     for cypher in (q.clause_type_clauses(), q.clause_type_clauses("types"), q.attribute_clauses({"companies"}),
                    q.presence_clauses({"companies"}, "all"), q.document_clauses({"companies", "types"})):
         rows = db.read(cypher, q.used_params(cypher, params))

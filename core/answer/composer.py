@@ -273,9 +273,13 @@ def _compose(plan: Plan, rows: list[dict], evidence: list[Evidence]) -> str:
         n = len(per_company)
         rows = list(per_company.values())
         if intent == Intent.COUNT:
+            low = sum(1 for r in rows if r.get("review_only"))
             if lang == "zh":
-                return f"共有 {n} 家{what}。" + (f" {refs}" if refs else "")
-            return f"{n} {what}." + (f" {refs}" if refs else "")
+                note = f"其中 {low} 家仅有低置信度证据，待复核。" if low else ""
+                return f"共有 {n} 家{what}。" + note + (f" {refs}" if refs else "")
+            note = (f" {low} of them {'has' if low == 1 else 'have'} only low-confidence evidence (for review)."
+                    if low else "")
+            return f"{n} {what}." + note + (f" {refs}" if refs else "")
         total = sum(float(r.get("spend") or 0) for r in rows)
         if lang == "zh":
             return f"{n} 家{what}的总支出为 {_amount(total, p.currency)}。" + (f" {refs}" if refs else "")
@@ -291,9 +295,10 @@ def _compose(plan: Plan, rows: list[dict], evidence: list[Evidence]) -> str:
             groups.setdefault(e.company or "?", []).append(f"[{e.ref}]")
         items = [f"{comp} ({', '.join(refs)})" for comp, refs in groups.items()]
         what = _subject(plan, tname, scope, lang)
+        review = _review_note(_presence_review(rows, evidence), lang)
         if lang == "zh":
-            return f"{len(items)} 家{what}：" + "；".join(items) + "。" + _unlisted_named(plan, evidence, tname, lang)
-        return f"{len(items)} {what}: " + "; ".join(items) + "." + _unlisted_named(plan, evidence, tname, lang)
+            return f"{len(items)} 家{what}：" + "；".join(items) + "。" + review + _unlisted_named(plan, evidence, tname, lang)
+        return f"{len(items)} {what}: " + "; ".join(items) + "." + review + _unlisted_named(plan, evidence, tname, lang)
 
     if intent in {Intent.GAP, Intent.NO_AGREEMENT, Intent.COMPANIES}:
         items = []
@@ -310,9 +315,9 @@ def _compose(plan: Plan, rows: list[dict], evidence: list[Evidence]) -> str:
             items.append(f"{e.company} ({extra}) [{e.ref}]" if extra else f"{e.company} [{e.ref}]")
         what = _subject(plan, tname, scope, lang)
         if lang == "zh":
-            return f"{len(items)} 家{what}：" + "；".join(items) + "。" + _review_note(evidence, lang) + \
+            return f"{len(items)} 家{what}：" + "；".join(items) + "。" + _review_note(_gap_review(evidence), lang) + \
                 _unlisted_named(plan, evidence, tname, lang)
-        return f"{len(items)} {what}: " + "; ".join(items) + "." + _review_note(evidence, lang) + \
+        return f"{len(items)} {what}: " + "; ".join(items) + "." + _review_note(_gap_review(evidence), lang) + \
             _unlisted_named(plan, evidence, tname, lang)
 
     return _clause_answer(plan, rows, evidence, tname, scope)
@@ -413,16 +418,32 @@ def _unlisted_named(plan: Plan, evidence: list[Evidence], tname: str, lang: str)
     return f" {who} {'has' if one else 'have'} no {tname} clause (0 found)."
 
 
-def _review_note(evidence: list[Evidence], lang: str) -> str:
-    """A gap that is "only low-confidence evidence", not "no clause": said apart, with the
-    clauses to review, so an analyst does not chase a gap the contract may not have."""
+def _gap_review(evidence: list[Evidence]) -> list[tuple[str, list[str], list[str]]]:
+    """(company, types, clause ids) of the gaps that are "only low-confidence evidence"."""
+    return [(e.company or "?", e.review_only, e.review_clause_ids or []) for e in evidence if e.review_only]
+
+
+def _presence_review(rows: list[dict], evidence: list[Evidence]) -> list[tuple[str, list[str], list[str]]]:
+    """(company, types, clause ids) of the companies listed as having a type on low-confidence
+    clauses alone: the gap answer counts them as gaps for review, so this answer says so too."""
+    low = {r.get("company"): r["review_only"] for r in rows if r.get("review_only")}
+    out = []
+    for company, types in low.items():
+        ids = [e.clause_id for e in evidence if e.company == company and e.clause_id
+               and _row_types(e) & set(types)]
+        out.append((company or "?", types, ids))
+    return out
+
+
+def _review_note(items: list[tuple[str, list[str], list[str]]], lang: str) -> str:
+    """Evidence that is only low-confidence, said apart with the clauses to review: a gap that
+    may not be one, or a clause found that may not be of the type."""
     notes = []
-    for e in evidence:
-        if e.review_only:
-            types = _join([_type_label(t, lang) for t in e.review_only], lang if lang == "zh" else "list")
-            ids = ", ".join(e.review_clause_ids or [])
-            notes.append(f"{e.company}：{types}仅有低置信度证据，待复核（{ids}）" if lang == "zh" else
-                         f"{e.company} has only low-confidence evidence of {types} (for review: {ids})")
+    for company, review_types, clause_ids in items:
+        types = _join([_type_label(t, lang) for t in review_types], lang if lang == "zh" else "list")
+        ids = ", ".join(clause_ids)
+        notes.append(f"{company}：{types}仅有低置信度证据，待复核（{ids}）" if lang == "zh" else
+                     f"{company} has only low-confidence evidence of {types} (for review: {ids})")
     if not notes:
         return ""
     return (" 其中" + "；".join(notes) + "。") if lang == "zh" else (" Of these, " + "; ".join(notes) + ".")

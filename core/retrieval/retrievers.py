@@ -9,6 +9,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from core import gaps
 from core.graph import vocabulary as graph_cache
 from core.graph.db import Database
 from core.graph.queries import retrieval as q
@@ -62,6 +63,7 @@ def base_params(plan: Plan) -> dict[str, Any]:
         "date_from": p.date_from, "date_to": p.date_to, "limit": MAX_ROWS,
         "require_spend": bool(p.require_spend), "spend_categories": list(p.spend_categories or []),
         "year": int(year) if year else None,
+        "review_threshold": gaps.REVIEW_THRESHOLD,   # read only by templates that test it
     }
 
 

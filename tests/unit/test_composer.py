@@ -249,3 +249,25 @@ def test_gap_rows_pair_with_their_own_company_and_every_card_is_cited():
     two = [dict(LIABILITY_ROWS[0], anchor_title="Fees"), dict(LIABILITY_ROWS[1], anchor_title="Fees")]
     ev = build_evidence(two, nxt)
     assert cited(compose_answer(nxt, two, ev)) == {"S1", "S2"}
+
+
+def test_presence_and_count_mark_companies_with_only_low_confidence_evidence():
+    """A company whose clauses of the asked type are all low-confidence is listed (a clause is
+    typed so) but said apart, as the gap answer counts it a gap for review."""
+    rows = [dict(r, review_only=["Data Protection"] if r["company"] == "Cedar Health Ltd" else [])
+            for r in CLAUSE_ROWS]
+    p = plan("presence", types=["Data Protection"])
+    ev = build_evidence(rows, p)
+    answer = compose_answer(p, rows, ev)
+    assert answer.startswith("2 suppliers with a Data Protection clause: Acme Cloud GmbH ([S1], [S2]); "
+                             "Cedar Health Ltd ([S3]).")
+    assert "Cedar Health Ltd has only low-confidence evidence of Data Protection (for review: CED-1#5)" in answer
+    assert "Acme Cloud GmbH has only" not in answer
+    zh = compose_answer(plan("presence", language="zh", types=["Data Protection"]), rows, ev)
+    assert "Cedar Health Ltd：数据保护仅有低置信度证据，待复核（CED-1#5）" in zh
+    count = plan("count", types=["Data Protection"])
+    counted = compose_answer(count, rows, build_evidence(rows, count))
+    assert counted.startswith("2 suppliers with a Data Protection clause. 1 of them has only low-confidence "
+                              "evidence (for review).")
+    plain = compose_answer(p, CLAUSE_ROWS, build_evidence(CLAUSE_ROWS, p))
+    assert "low-confidence" not in plain

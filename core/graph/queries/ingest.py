@@ -116,6 +116,13 @@ MATCH (a:Clause {id: r.a}), (b:Clause {id: r.b})
 CREATE (a)-[:NEXT]->(b)
 """
 
+def low_confidence_edge(r: str) -> str:
+    """core.gaps' test on an OF_TYPE edge `r`: an automatic main type below $review_threshold,
+    which does not meet a requirement (other OF_TYPE edges passed their type's own threshold,
+    and a reviewer's are confirmed). Null-safe: an edge without `primary` is not low."""
+    return f"coalesce({r}.primary AND {r}.method <> 'manual' AND {r}.confidence < $review_threshold, false)"
+
+
 # Ingest-time optimization (seed 004): per-company counts, refreshed for the companies whose
 # agreements an ingest wrote or a reviewer changed. `clause_types` lists the types among the
 # company's classified clauses (sorted); `clause_type_counts` and `clause_type_low_confidence`
@@ -129,8 +136,7 @@ CALL (co) {
 CALL (co) {
   OPTIONAL MATCH (co)-[:HAS_SLA]->(:SLA)-[:HAS_CLAUSE]->(c:Clause)-[r:OF_TYPE]->(t:ClauseType)
   WITH t.name AS type, count(DISTINCT c) AS n,
-       count(DISTINCT CASE WHEN r.primary AND r.method <> 'manual' AND r.confidence < $review_threshold
-                           THEN c END) AS low
+       count(DISTINCT CASE WHEN """ + low_confidence_edge("r") + """ THEN c END) AS low
   ORDER BY type
   WITH [x IN collect({type: type, n: n, low: low}) WHERE x.type IS NOT NULL] AS cells
   RETURN [x IN cells | x.type] AS types, [x IN cells | x.n] AS counts, [x IN cells | x.low] AS lows

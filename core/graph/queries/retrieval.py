@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from typing import Iterable
 
+from core.graph.queries.ingest import low_confidence_edge
+
 _SPEND_PROP = re.compile(r"^spend_(\d{4}|latest)$")
 
 COMPANY_CONDITIONS = {
@@ -266,7 +268,11 @@ CALL (co, review_only) {
 
 
 def presence_clauses(active, match: str = "all", spend="spend_latest") -> str:
-    """Companies that have (all | any of) the types, with the clauses that show it."""
+    """Companies that have (all | any of) the types, with the clauses that show it.
+
+    A type is held when any clause is typed so, and `review_only` names the held types whose
+    clauses are all low-confidence (`low_confidence_edge`, the gap definition): the same
+    company is a gap with review evidence in a gap answer, so both answers say so."""
     conds = company_conditions(active, spend)
     selected = "size(present) > 0" if match == "any" else "size(present) = size($types)"
     return f"""MATCH (co:Company)
@@ -275,19 +281,22 @@ MATCH (co)-[:HAS_SLA]->(s:SLA)
 {where(agreement_conditions(active))}
 MATCH (s)-[:HAS_CLAUSE]->(c:Clause)
 {BEST_TYPE_OF_ASKED}
-WITH co, s, c, r, t, [(c)-[:OF_TYPE]->(x:ClauseType) WHERE x.name IN $types | x.name] AS matched
+WITH co, s, c, r, t, [(c)-[:OF_TYPE]->(x:ClauseType) WHERE x.name IN $types | x.name] AS matched,
+     [(c)-[e:OF_TYPE]->(x:ClauseType) WHERE x.name IN $types AND NOT {low_confidence_edge("e")} | x.name] AS sure
 WITH co, reduce(acc = [], m IN collect(matched) | acc + m) AS found,
+     reduce(acc = [], m IN collect(sure) | acc + m) AS confident,
      collect({{sla_id: s.id, clause_id: c.id, clause_title: c.title, clause_type: t.name,
               confidence: r.confidence, method: r.method, position: c.position, text: c.text,
               span_start: r.evidence_start, span_end: r.evidence_end,
               clause_types: coalesce(c.types, [t.name])}}) AS clauses
-WITH co, clauses, [x IN $types WHERE x IN found] AS present
+WITH co, clauses, confident, [x IN $types WHERE x IN found] AS present
 WHERE {selected}
+WITH co, clauses, [x IN present WHERE NOT x IN confident] AS review_only
 UNWIND clauses AS cl
 RETURN co.name AS company, cl.sla_id AS sla_id, cl.clause_id AS clause_id, cl.clause_title AS clause_title,
        cl.clause_type AS clause_type, cl.confidence AS confidence, cl.method AS method,
        cl.position AS position, cl.text AS text, cl.span_start AS span_start, cl.span_end AS span_end,
-       cl.clause_types AS clause_types, co[$spend_key] AS spend
+       cl.clause_types AS clause_types, co[$spend_key] AS spend, review_only
 ORDER BY company, sla_id, position
 LIMIT $limit""".replace("\n\n", "\n")
 
