@@ -32,18 +32,18 @@ _NEGATED_VERB = (r"(?:(?:do|does|did|can|could|may|will|would|should|must|have|h
 NEGATED_VERB = re.compile(_NEGATED_VERB, re.I)
 NEGATION = re.compile(
     r"\b(lack|lacks|lacking|without|missing|miss|misses|no|none|absent|not have|not include|fail to include|"
-    r"fails to include|neither|omit|omits|never|nothing|" + _NEGATED_VERB + r")\b|"
+    r"fails to include|neither|omit|omits|omitted|never|nothing|silent|absence|" + _NEGATED_VERB + r")\b|"
     r"缺少|缺乏|没有|无|未包含|不包含|缺失|未约定|没约定", re.I)
 # "count" only as a verb or noun of counting ("what does not count against uptime" counts nothing);
 # "是多少" asks for a value ("the liability cap is how much"), not a count
 COUNT_WORDS = re.compile(r"\b(how many|number of|count)\b(?!\s+(?:against|towards?|as|for)\b)|(?<![是为])多少|几个|几家|几份|几条|几项|数量",
                          re.I)
-SUM_WORDS = re.compile(r"\b(total|sum|combined|aggregate|overall|altogether|add(?:ed)? up)\b.{0,30}\b(spend|spending|spent|amount|cost)\b|"
-                       r"\b(spend|spent|spending|cost|paid)\b.{0,40}\b(altogether|in total|combined|all together)\b|一共|总计|"
+SUM_WORDS = re.compile(r"\b(total|sum|combined|aggregate|overall|altogether|add(?:ed)? up)\b.{0,30}\b(spend|spending|spent|amount|cost|outlay|expenditure)\b|"
+                       r"\b(spend|spent|spending|cost|paid|outlay|expenditure)\b.{0,40}\b(altogether|in total|combined|all together)\b|一共|总计|"
                        r"\b(spend|spending)\b.{0,20}\b(total|sum|combined)\b|总支出|支出总额|总额|合计|总共", re.I)
 NO_AGREEMENT = re.compile(
     r"\b(without|no|lack|lacks|lacking|missing|don't have|do not have|doesn't have|does not have|have no|has no)\b"
-    r"\s+(an?\s+|any\s+)?(signed\s+)?(agreements?|contracts?|slas?)\b|\bnever\s+(?:signed|agreed|concluded)\s+(?:an?\s+|any\s+)?(?:agreements?|contracts?)\b|(?:没有|没|未|尚未|还没有?)签.{0,4}(协议|合同)|没有.{0,6}(协议|合同)|无(协议|合同)|缺少.{0,4}(协议|合同)|未签.{0,4}(协议|合同)", re.I)
+    r"\s+(an?\s+|any\s+)?(signed\s+)?(agreements?|contracts?|slas?)\b|\b(?:never|not|n't|yet\s+to)\s+(?:been\s+|yet\s+)?(?:sign(?:ed)?|agreed|concluded|executed)\s+(?:an?\s+|any\s+)?(?:agreements?|contracts?|slas?)\b|(?:没有|没|未|尚未|还没有?)签.{0,4}(协议|合同)|没有.{0,6}(协议|合同)|无(协议|合同)|缺少.{0,4}(协议|合同)|未签.{0,4}(协议|合同)", re.I)
 COMPANY_SUBJECT = re.compile(
     r"\b(which|what|list|show|name|find)\b.{0,40}\b(suppliers?|vendors?|compan(y|ies)|providers?|firms?|partners?)\b|"
     r"哪些|哪家|哪几家|供应商|公司", re.I)
@@ -59,6 +59,9 @@ COMPARE = re.compile(r"\b(compare|comparison|across|(?:all suppliers|every suppl
                      r"(?!\s+(?:that|which|who|whose|with|having)\b))\b|比较|对比", re.I)
 HIGH_SPEND = re.compile(r"\b(high[- ]?spend(ing)?|big[- ]?spend|large[- ]?spend|top[- ]?spend|strategic)\b|"
                         r"高支出|高消费|大额|支出高|高额", re.I)
+# "our biggest suppliers" with no number: the high-spend group (a number makes it a ranking: RANKED)
+KEY_SUPPLIERS = re.compile(r"\b(?:biggest|largest|major|key|main|principal|most important|critical)\s+"
+                           r"(?:suppliers?|vendors?|providers?)\b|重要供应商|主要供应商|核心供应商|大供应商", re.I)
 LOW_SPEND = re.compile(r"\blow[- ]?spend(ing)?\b|低支出|小额", re.I)
 WORDING = re.compile(r"\b(mention|mentions|mentioning|contain|contains|containing|wording|phrase|word|words|"
                      r"refer to|refers to|referring to|talk about|talks about)\b|提到|包含|提及",
@@ -75,7 +78,7 @@ MULT = {"k": 1e3, "thousand": 1e3, "千": 1e3, "m": 1e6, "mn": 1e6, "million": 1
         "bn": 1e9, "billion": 1e9, "万": 1e4, "亿": 1e8}
 YEAR = re.compile(r"(?<!\d)(19[5-9]\d|20\d{2})(?!\d)")
 # spend questions: the figures themselves (by category, ranked, grouped, over the years)
-SPEND_WORDS = re.compile(r"\b(spend|spending|spent|expenditure|paid|pay)\b|支出|花费|花了|开支|采购额", re.I)
+SPEND_WORDS = re.compile(r"\b(spend|spending|spent|expenditure|outlay|paid|pay)\b|支出|花费|花了|开支|采购额", re.I)
 HOW_MUCH = re.compile(r"\bhow much\b|多少|几何", re.I)
 NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
                 "ten": 10, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9,
@@ -424,6 +427,7 @@ def parse_spend(question: str, high_threshold: float) -> tuple[float | None, flo
     if lo is None and hi is None:
         if HIGH_SPEND.search(question):
             return high_threshold, None, f"high-spend threshold ({high_threshold:,.0f})"
+
         if LOW_SPEND.search(question):
             return None, high_threshold, f"low-spend threshold ({high_threshold:,.0f})"
     return lo, hi, how
@@ -599,6 +603,10 @@ def extract_facts(question: str, vocab: Vocabulary, forced_mode: str | None = No
         linked["agreements"] = {by_service[0]: by_service[1]}
     counting = bool(COUNT_WORDS.search(q))
     spend = read_spend_question(rest, vocab, (countries, industries, cities))
+    key = KEY_SUPPLIERS.search(q)
+    if key and spend_min is None and spend_max is None and _key_suppliers_are_a_group(q, bool(types)):
+        spend_min = settings().high_spend_threshold
+        linked["spend"] = f"\"{key.group(0)}\": the high-spend threshold ({spend_min:,.0f})"
     if spend.categories:
         linked["spend_categories"] = spend.categories
     facts = QuestionFacts(
@@ -770,6 +778,16 @@ def read_spend_question(q: str, vocab: Vocabulary, attributes: tuple[dict, ...])
         word = (grouped.group(1) or grouped.group(2) or "").lower()
         group = next((v for k, v in GROUPS.items() if word.startswith(k)), None)
     return SpendFacts(asks=asks or bool(ranked), categories=categories, top=top, group_by=group)
+
+
+def _key_suppliers_are_a_group(q: str, names_types: bool) -> bool:
+    """"Our biggest suppliers" is the high-spend group when the question asks something of them
+    (a clause type, an agreement they lack); alone ("who are our biggest suppliers?") or with a
+    number ("our 3 biggest suppliers") it is a ranking by spend."""
+    ranked = RANKED.search(q)
+    if ranked and any(_number(g) for g in ranked.groups() if g):
+        return False
+    return names_types or bool(NO_AGREEMENT.search(q)) or not ranked
 
 
 def _wants_companies(q: str) -> bool:

@@ -121,3 +121,26 @@ def test_only_money_is_read_as_a_spend_amount(question, expect):
     from core.retrieval.planner import parse_spend
 
     assert parse_spend(question, 250_000)[:2] == expect
+
+
+@pytest.mark.parametrize("question, intent, rule, high_spend", [
+    # "our biggest / key suppliers" asked about a clause or an agreement: the high-spend group
+    ("Which of our biggest suppliers have no termination clause?", "gap", "type_gap", True),
+    ("Which key suppliers have not signed any agreement?", "no_agreement", "no_agreement", True),
+    ("主要供应商中哪些缺少终止条款？", "gap", "type_gap", True),
+    # alone or with a number it is a ranking, not a filter
+    ("Who are our biggest suppliers?", "spend_top", "spend_top", False),
+    ("Which of our 3 biggest suppliers lack a termination clause?", "gap", "type_gap", False),
+    # absence worded without "lack" / "no"
+    ("Show me every supplier whose agreement is silent on termination.", "gap", "type_gap", False),
+    ("Which suppliers have not yet signed a contract?", "no_agreement", "no_agreement", False),
+])
+def test_key_suppliers_and_absence_wordings(question, intent, rule, high_spend):
+    plan = plan_question(question, VOCAB)
+    assert (plan.intent, route(extract_facts(question, VOCAB))[0].name) == (intent, rule), plan.why
+    assert (plan.params.spend_min is not None) == high_spend, plan.params
+
+
+def test_outlay_is_spend():
+    plan = plan_question("What's our total 2024 outlay on German suppliers?", VOCAB)
+    assert plan.intent == Intent.SUM_SPEND and plan.params.countries == ["Germany"] and plan.params.spend_year == 2024
