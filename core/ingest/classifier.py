@@ -322,6 +322,7 @@ TEMPERATURE = 1.0
 # Below this confidence a specific type is not really assigned: the clause is typed Other and
 # the leaning is kept as runner-up (and listed for review), so gap answers never count guesses.
 ASSIGN_FLOOR = 0.2
+ABSTAINED = "abstain"   # the method of a verdict below ASSIGN_FLOOR (typed Other, leaning to runner_up)
 # How many types compete for a clause's probability mass (the serious candidates; the weights
 # and floors were calibrated on a taxonomy of about this size), so a larger taxonomy keeps
 # confidences on the same scale instead of thinning them out towards abstention.
@@ -595,7 +596,7 @@ class HybridClassifier:
             method = d[0] if len(d) == 1 else "hybrid"
             chosen, runner_up = names[best[i]], names[second[i]]
             if best[i] != self.other_index and confidence[i] < ASSIGN_FLOOR:
-                chosen, runner_up, method = names[self.other_index], names[best[i]], "abstain"
+                chosen, runner_up, method = names[self.other_index], names[best[i]], ABSTAINED
             out.append(Classification(
                 type=chosen,
                 confidence=round(float(confidence[i]), 4),

@@ -25,7 +25,7 @@ from typing import Sequence
 
 import numpy as np
 
-from core.ingest.classifier import REVIEW_THRESHOLD, Classification, get_classifier
+from core.ingest.classifier import ABSTAINED, REVIEW_THRESHOLD, Classification, get_classifier
 from core.ingest.provisions import METHOD_SENTENCE, ProvisionLabel, get_provision_classifier
 from core.taxonomy import OTHER
 
@@ -122,6 +122,10 @@ def combine(section: Classification, provisions: Sequence[ProvisionLabel]) -> Cl
             target.append(TypeLabel(section.type, sec_conf, section.method, p.start, p.end))
         else:
             target.append(TypeLabel(section.type, sec_conf, section.method))
+    elif section.method == ABSTAINED and section.runner_up and section.runner_up != OTHER:
+        # the section leaned to a type below its assignment floor: evidence for review, so a gap
+        # answer says "only low-confidence evidence" here instead of "no clause"
+        review.append(TypeLabel(section.runner_up, sec_conf, ABSTAINED))
     for p in provisions:
         span = (p.start, p.end) if p.end > p.start else (None, None)
         (confident if p.confident else review).append(TypeLabel(p.type, float(p.confidence), p.method, *span))

@@ -40,6 +40,19 @@ def test_a_weak_section_verdict_stays_the_type_but_asks_for_review():
     assert got.types == ["Liability", "Payment"] and got.needs_review
 
 
+def test_an_abstained_section_leaning_is_review_evidence():
+    """Typed Other below the assignment floor, leaning to Availability: a gap in Availability
+    has low-confidence evidence here, not none; a confident Other leaves no such evidence."""
+    leaning = Classification("Other", 0.14, "abstain", {"Availability": 0.23, "Other": 0.15}, runner_up="Availability")
+    got = combine(leaning, [])
+    assert got.types == ["Other"] and got.needs_review
+    assert [(r.type, r.confidence, r.method) for r in got.review] == [("Availability", 0.14, "abstain")]
+    # found confidently by a sentence: a type, not review evidence
+    assert combine(leaning, [_prov("Availability", 0.8, 0, 40)]).review == []
+    plain = Classification("Other", 0.7, "embedding", {"Other": 0.7}, runner_up="Payment")
+    assert combine(plain, []).review == []
+
+
 def test_review_candidate_of_a_confident_type_is_dropped():
     got = combine(_section("Payment", 0.8), [_prov("Payment", 0.2, 0, 30, confident=False)])
     assert got.types == ["Payment"] and got.review == [] and not got.needs_review
