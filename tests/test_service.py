@@ -452,3 +452,23 @@ def test_stage_timings_add_up_to_the_total(graph):
         stages = dict(stage_timings(res))
         assert "load_models" in stages and "plan" in stages, stages
         assert abs(sum(stages.values()) - res.timings_ms["total"]) <= 0.05 * len(stages), (stages, res.timings_ms)
+
+
+def test_positions_counted_from_the_end_and_shortened_names(graph):
+    """"The penultimate clause" walks NEXT back from the last one; "莲华" (the first two characters of
+    莲华智能) names Lianhua; "Kestrel and Alpenkraft ... in total" is one sum of both."""
+    expected = json.loads((HELDOUT / "expected.json").read_text(encoding="utf-8"))
+    kestrel = ask("Show me the penultimate clause of the Kestrel agreement.", db=graph, log=False)
+    assert kestrel.plan.intent == "position" and kestrel.plan.params.position == -2
+    assert [e.clause_id for e in kestrel.evidence] == [f"AGR-07#{len(expected['AGR-07']) - 1}"], kestrel.answer
+    assert kestrel.answer.startswith("The penultimate clause of")
+    last = ask("What is the last clause of the Kestrel agreement?", db=graph, log=False)
+    assert [e.clause_id for e in last.evidence] == [f"AGR-07#{len(expected['AGR-07'])}"]
+    lianhua = ask("莲华的合同里有没有不可抗力条款？", db=graph, log=False)
+    assert lianhua.plan.params.companies == ["Lianhua Smart Devices Co., Ltd."], lianhua.plan
+    assert {e.company for e in lianhua.evidence} == {"Lianhua Smart Devices Co., Ltd."}, lianhua.answer
+    spend = expected["spend"]
+    both = ask("What did we spend in total with Kestrel and Alpenkraft in 2024?", db=graph, log=False)
+    assert both.plan.intent == "sum_spend", both.plan
+    total = spend["Kestrel Fintech Pte. Ltd."]["2024"] + spend["Alpenkraft Datacenter AG"]["2024"]
+    assert f"{total:,.0f}" in both.answer, both.answer

@@ -499,7 +499,10 @@ def _clause_head(plan: Plan, tname: str, scope: str, n: int, found: list[str], l
         if intent == Intent.DOCUMENT_TOPIC:
             return f"The most relevant clauses of {owner} about \"{_quote(p.text)}\":"
         if intent == Intent.POSITION and p.position:
-            place = "The last clause" if p.position < 0 else f"Clause {p.position} (counted along NEXT)"
+            place = ("The last clause" if p.position == -1 else
+                     "The penultimate clause" if p.position == -2 else
+                     f"Clause {-p.position} from the end (counted along NEXT)" if p.position < 0 else
+                     f"Clause {p.position} (counted along NEXT)")
             return f"{place} of {owner}:"
         verb = "has" if owner.endswith("agreement") else "have"
         return f"{owner[0].upper() + owner[1:]} {verb} {n} {tname} clause{'s' if n != 1 else ''}:"

@@ -10,7 +10,7 @@ import json
 import re
 import threading
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 from rapidfuzz import fuzz
@@ -112,6 +112,10 @@ def _generic(word: str) -> bool:
 
 
 _RUN = re.compile(r"[a-z0-9]+")
+_REGISTERED_ZH = re.compile(r"(?:公司|集团|企业|事务所|银行)$")
+# what follows a shortened Chinese company name: a particle, agreement word or punctuation, so the two
+# characters are a name there and not the start of another word
+_CJK_HEAD_END = re.compile(r"(?=的|合同|协议|公司|签|和|与|跟|有|没|是|在|方面|[，,。？?！!、：:\s]|$)")
 _FUZZY_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9&.\-]*|[\u4e00-\u9fff]+")
 
 
@@ -129,6 +133,7 @@ class _CompanyIndex:
     first_tokens: dict[str, str]                   # distinctive first word -> company (unique only)
     fuzzy: list[tuple[str, str, int]]              # (candidate lower, company, token count)
     fuzzy_ends: dict[tuple[str, str], tuple[list[int], list[str]]]  # ("head"|"tail", 2 chars) -> (indices, names)
+    cjk_heads: dict[str, tuple[str, str]] = field(default_factory=dict)  # 2-character head -> (company, alias)
 
 
 _INDEX_CACHE: dict[int, tuple[Vocabulary, _CompanyIndex]] = {}
@@ -181,12 +186,26 @@ def _build_company_index(vocab: Vocabulary) -> _CompanyIndex:
             if cand and not _generic(cand):
                 fuzzy.append((cand.lower(), name, len(cand.split())))
     ends: dict[tuple[str, str], tuple[list[int], list[str]]] = {}
+    heads: dict[str, tuple[str, str] | None] = {}
+    opened_by: dict[str, set[str]] = {}
+    for comp in vocab.companies:
+        names = [a for a in [comp["name"], *(comp.get("aliases") or [])] if a and CJK.match(a)]
+        for a in names:
+            opened_by.setdefault(a[:2], set()).add(comp["name"])
+        # a Chinese name is shortened to its first two characters ("莲华" for 莲华智能): the head of
+        # the company's shortest brand alias (a registered "…公司" name may open with its city)
+        brands = sorted((a for a in names if not _REGISTERED_ZH.search(a)), key=len)
+        if brands and len(brands[0]) > 2:
+            heads.setdefault(brands[0][:2], (comp["name"], brands[0]))
+    # only a head no other company's Chinese name opens with
+    heads = {h: v for h, v in heads.items() if v and opened_by.get(h) == {v[0]}}
     for i, (cand, _, _) in enumerate(fuzzy):
         for key in (("head", cand[:2]), ("tail", cand[-2:])):
             ids, strings = ends.setdefault(key, ([], []))
             ids.append(i)
             strings.append(cand)
-    return _CompanyIndex(by_run, other, {k: v for k, v in firsts.items() if v}, fuzzy, ends)
+    return _CompanyIndex(by_run, other, {k: v for k, v in firsts.items() if v}, fuzzy, ends,
+                         {k: v for k, v in heads.items() if v})
 
 
 def link_company_spans(question: str, vocab: Vocabulary) -> tuple[dict[str, str], list[tuple[int, int]]]:
@@ -209,23 +228,30 @@ def link_company_spans(question: str, vocab: Vocabulary) -> tuple[dict[str, str]
         span = phrase_span(q, phrase)
         if span:
             hits.append((span[0], span[1], name, how))
+    found: dict[str, str] = {}
+    spans: list[tuple[int, int]] = []
     if hits:
         # drop a match that lies inside a longer match of another phrase
         kept = [h for h in hits if not any(o is not h and o[0] <= h[0] and h[1] <= o[1] and (o[1] - o[0]) > (h[1] - h[0])
                                            for o in hits)]
         kept.sort(key=lambda h: (h[0], -(h[1] - h[0])))
         kept = _narrow_shared_phrases(q, kept)
-        found: dict[str, str] = {}
-        for _, _, name, how in kept:
+        for a, b, name, how in kept:
             found.setdefault(name, how)
-        return found, [(a, b) for a, b, _, _ in kept]
-    # a distinctive leading word of one company's name ("Alpenkraft's colocation agreement")
-    found, spans = {}, []
-    for m in re.finditer(r"[a-z0-9][a-z0-9\-]*", ql):
-        name = index.first_tokens.get(m.group(0))
-        if name:
-            found.setdefault(name, f"distinctive name word '{m.group(0)}'")
-            spans.append(m.span())
+            spans.append((a, b))
+    # a distinctive leading word of one company's name ("Alpenkraft's colocation agreement"),
+    # also beside a name matched in full ("Kestrel and Belmira")
+    shortened = [(m.span(), index.first_tokens.get(m.group(0)), f"distinctive name word '{m.group(0)}'")
+                 for m in re.finditer(r"[a-z0-9][a-z0-9\-]*", ql)]
+    if index.cjk_heads:   # looked up by the question's character pairs: cost independent of the company count
+        for i in range(len(q) - 1):
+            head = index.cjk_heads.get(q[i:i + 2])
+            if head and _CJK_HEAD_END.match(q, i + 2):
+                shortened.append(((i, i + 2), head[0], f"first characters '{q[i:i + 2]}' of '{head[1]}'"))
+    for (a, b), name, how in shortened:
+        if name and name not in found and not any(x <= a < y or x < b <= y for x, y in spans):
+            found[name] = how
+            spans.append((a, b))
     if found:
         return found, spans
     # Fuzzy: windows of question words against distinctive names (typos, missing suffix).

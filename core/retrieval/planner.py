@@ -78,7 +78,8 @@ MULT = {"k": 1e3, "thousand": 1e3, "千": 1e3, "m": 1e6, "mn": 1e6, "million": 1
         "bn": 1e9, "billion": 1e9, "万": 1e4, "亿": 1e8}
 YEAR = re.compile(r"(?<!\d)(19[5-9]\d|20\d{2})(?!\d)")
 # spend questions: the figures themselves (by category, ranked, grouped, over the years)
-SPEND_WORDS = re.compile(r"\b(spend|spending|spent|expenditure|outlay|paid|pay)\b|支出|花费|花了|开支|采购额", re.I)
+SPEND_WORDS = re.compile(r"\b(spend|spending|spent|expenditure|outlay|paid|(?<!made to )(?<!have to )(?<!has to )(?<!had to )"
+                         r"(?<!liable to )(?<!obliged to )(?<!required to )(?<!must )(?<!shall )(?<!should )pay)\b|支出|花费|花了|开支|采购额", re.I)
 HOW_MUCH = re.compile(r"\bhow much\b|多少|几何", re.I)
 NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
                 "ten": 10, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9,
@@ -469,8 +470,8 @@ ABOUT_WORDS = re.compile(r"\b(about|regarding|concerning|mention)", re.I)
 ALL_WORDS = re.compile(r"\b(all|every|each)\b|所有|全部")
 # an apostrophe after a letter is a possessive ("suppliers' clauses"), not an opening quote
 QUOTED = re.compile(r"\"([^\"]{2,80})\"|(?<![A-Za-z0-9])'([^']{2,80})'(?![A-Za-z0-9])|[“「『]([^”」』]{2,80})[”」』]")
-NEIGHBOUR_ANCHOR = re.compile(r"\b(?:after|before|following|follows|precedes|preceding|ahead of|in front of)\s+(?:the\s+)?[\"']?(.+?)[\"']?"
-                              r"(?:\s+(?:clause|section|provision))?\s+(?:in|of|within)\s+", re.I)
+NEIGHBOUR_ANCHOR = re.compile(r"\b(?:after|before|following|follows|precedes|preceding|ahead of|in front of)\s+(?:the\s+)?"
+                              r"(?:[\"'“‘]([^\"'”’]{2,80})[\"'”’]|(.+?)(?:\s+(?:clause|section|provision))?\s+(?:in|of|within|at|for|from)\s+)", re.I)
 SUGGESTIONS = (
     "Which high-spend suppliers lack a termination clause?",
     "Show me data protection clauses of German healthcare companies.",
@@ -920,7 +921,7 @@ def _follow_up_neighbour(f: QuestionFacts, p: PlanParams) -> None:
 def _neighbour_in_document(f: QuestionFacts, p: PlanParams) -> None:
     anchor = NEIGHBOUR_ANCHOR.search(f.q)
     p.direction = f.direction
-    p.anchor_text = (anchor.group(1).strip() if anchor else "") or f.topic or ""
+    p.anchor_text = ((anchor.group(1) or anchor.group(2) or "").strip() if anchor else "") or f.topic or ""
 
 
 def _count_or(intent: Intent) -> Callable[[QuestionFacts], Intent]:
@@ -971,7 +972,9 @@ ROUTES: tuple[Rule, ...] = (
     # a ranking, or the spend on named categories
     Rule("spend_history",
          lambda f: f.named and f.asks_spend and not (f.types or f.positional) and (f.summing or not f.counting),
-         Intent.SPEND_HISTORY, Mode.ATTRIBUTE, "asks for a known supplier's spend (per year and category)",
+         # several named suppliers' spend "in total": one sum, not each one's history
+         lambda f: Intent.SUM_SPEND if f.summing and len(f.companies) > 1 else Intent.SPEND_HISTORY,
+         Mode.ATTRIBUTE, "asks for a known supplier's spend (per year and category)",
          lambda f, p: setattr(p, "spend_year", f.year)),
     Rule("spend_by", lambda f: bool(f.group_by) and not f.types and not f.named,
          Intent.SPEND_BY, Mode.ATTRIBUTE, "asks for spend totals per {group_by}",
@@ -1148,7 +1151,8 @@ def read_conditions(f: QuestionFacts, rest: str, vocab: Vocabulary) -> QuestionF
     pos = cond.parse_position(f.q)
     if pos and f.named:
         f.position = pos[0]
-        f.linked["position"] = f"'{pos[1]}' = {'the last' if pos[0] < 0 else f'clause {pos[0]}'}"
+        where = "the last" if pos[0] == -1 else (f"clause {-pos[0]} from the end" if pos[0] < 0 else f"clause {pos[0]}")
+        f.linked["position"] = f"'{pos[1]}' = {where}"
     if f.negated and not _negated(cond.main_clause(f.q), f.linked.get("clause_types") or {}, _about_companies(f)):
         f.negated = False   # "penalties when they miss the target": the miss is the situation, not a gap
         f.linked["negation"] = "only inside the condition: not a gap question"

@@ -135,9 +135,8 @@ class DocumentRetriever(Retriever):
                 raise RetrievalError("name the clause to start from, e.g. 'the clause after the payment clause'")
             return self._run(q.neighbour_clause(active, direction, spend), params)
         if plan.intent == Intent.POSITION:
-            position = int(plan.params.position or 1)
-            if position > 0:
-                params["position"] = position
+            position = int(plan.params.position or 1)   # negative: counted from the end (-1: the last)
+            params["position"] = abs(position)
             return self._run(q.clause_at(active - {"types"}, position < 0, spend), params)
         if plan.intent == Intent.COUNT and plan.params.count_unit == "agreements":
             return self._run(q.count_agreements(active - {"types"}, spend), params)

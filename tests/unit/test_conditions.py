@@ -38,6 +38,12 @@ def test_positions():
     assert cond.parse_position("天河云合同的第一条是什么？")[0] == 1
     assert cond.parse_position("华信精密合同的最后一条讲了什么？")[0] == -1
     assert cond.parse_position("What comes after the payment clause?") is None
+    # counted from the end
+    assert cond.parse_position("Show me the penultimate clause of the Kestrel agreement.")[0] == -2
+    assert cond.parse_position("What is the second-to-last section?")[0] == -2
+    assert cond.parse_position("the last but one clause")[0] == -2
+    assert cond.parse_position("合同的倒数第二条是什么？")[0] == -2
+    assert cond.parse_position("倒数第3条")[0] == -3
 
 
 def test_governing_law_phrases_reach_values_through_country_synonyms():

@@ -339,3 +339,25 @@ def test_either_of_the_lacked_types_is_read_on_their_side():
     p = plan_question("Which suppliers have a liability or a termination clause but no confidentiality clause?", VOCAB)
     assert (p.params.types, sorted(p.params.present_types), p.params.present_match) == (
         ["Confidentiality"], ["Liability", "Termination"], "any")
+
+
+def test_a_chinese_name_shortened_to_its_first_two_characters_names_the_company():
+    from core.retrieval.linking import link_company_spans
+
+    vocab = Vocabulary(companies=[
+        {"name": "Lianhua Smart Devices Co., Ltd.", "aliases": ["Lianhua", "莲华智能设备有限公司", "莲华智能"]},
+        {"name": "Shenzhen Huaxin Precision Co., Ltd.", "aliases": ["深圳华信精密制造有限公司", "华信精密"]},
+        {"name": "Shenzhen Other Co., Ltd.", "aliases": ["深圳其他科技有限公司"]}], spend_years=[2024])
+    assert link_company_spans("莲华的合同里有没有保密条款？", vocab)[0] == {
+        "Lianhua Smart Devices Co., Ltd.": "first characters '莲华' of '莲华智能'"}
+    assert list(link_company_spans("华信合同的最后一条", vocab)[0]) == ["Shenzhen Huaxin Precision Co., Ltd."]
+    # a city both registered names open with names neither; two characters inside another word name nothing
+    assert link_company_spans("深圳的供应商有哪些？", vocab)[0] == {}
+    assert link_company_spans("莲华科技园的合同", vocab)[0] == {}
+
+
+def test_the_clause_to_start_from_may_be_quoted_or_followed_by_at():
+    for q in ("Which clause precedes 'Law and Disputes' at Kestrel?", "What comes after \u201cPrices\u201d in Kestrel's agreement?",
+              "Which section follows the Charges section at Kestrel?"):
+        plan = plan_question(q, VOCAB)
+        assert plan.intent == Intent.NEXT_CLAUSE and plan.params.anchor_text in ("Law and Disputes", "Prices", "Charges"), (q, plan)

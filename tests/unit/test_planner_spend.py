@@ -144,3 +144,17 @@ def test_key_suppliers_and_absence_wordings(question, intent, rule, high_spend):
 def test_outlay_is_spend():
     plan = plan_question("What's our total 2024 outlay on German suppliers?", VOCAB)
     assert plan.intent == Intent.SUM_SPEND and plan.params.countries == ["Germany"] and plan.params.spend_year == 2024
+
+
+def test_several_named_suppliers_in_total_is_one_sum():
+    vocab = two_suppliers(spend_years=[2023, 2024])
+    total = plan_question("What did we spend in total with Kestrel and Belmira in 2024?", vocab)
+    assert total.intent == Intent.SUM_SPEND and set(total.params.companies) == {"Kestrel Logistics GmbH", "Belmira Payments SA"}
+    one = plan_question("What did we spend with Kestrel in 2024?", vocab)
+    assert one.intent == Intent.SPEND_HISTORY
+
+
+def test_what_a_supplier_must_pay_is_not_our_spend():
+    plan = plan_question("Is there a cap on what Kestrel can be made to pay?", VOCAB)
+    assert plan.intent not in (Intent.SPEND_HISTORY, Intent.SUM_SPEND), plan.why
+    assert plan_question("How much did we pay Kestrel in 2023?", VOCAB).intent == Intent.SPEND_HISTORY

@@ -125,17 +125,24 @@ ORDER BY s.id, anchor.position
 LIMIT $limit"""
 
 
-def clause_at(active, last: bool, spend="spend_latest") -> str:
-    """The clause at a place in each agreement, counted along NEXT from the first clause:
-    the `$position`-th (1-based), or the last one (the clause with no NEXT after it)."""
+def clause_at(active, from_end: bool, spend="spend_latest") -> str:
+    """The clause at a place in each agreement, counted along NEXT: the `$position`-th from the
+    first clause (1-based), or with `from_end` the `$position`-th from the last one (1: the
+    clause with no NEXT after it; 2: the penultimate)."""
     conds = company_conditions(active, spend) + agreement_conditions(active)
-    place = "NOT EXISTS { MATCH (c)-[:NEXT]->(:Clause) }" if last else "length(path) + 1 = $position"
+    if from_end:
+        walk = """MATCH (s)-[:HAS_CLAUSE]->(last:Clause)
+WHERE NOT EXISTS { MATCH (last)-[:NEXT]->(:Clause) }
+MATCH path = (c:Clause)-[:NEXT*0..]->(last)
+WHERE length(path) + 1 = $position"""
+    else:
+        walk = """MATCH (s)-[:HAS_CLAUSE]->(first:Clause)
+WHERE NOT EXISTS { MATCH (:Clause)-[:NEXT]->(first) }
+MATCH path = (first)-[:NEXT*0..]->(c:Clause)
+WHERE length(path) + 1 = $position"""
     return f"""MATCH (co:Company)-[:HAS_SLA]->(s:SLA)
 {where(conds)}
-MATCH (s)-[:HAS_CLAUSE]->(first:Clause)
-WHERE NOT EXISTS {{ MATCH (:Clause)-[:NEXT]->(first) }}
-MATCH path = (first)-[:NEXT*0..]->(c:Clause)
-WHERE {place}
+{walk}
 {PRIMARY_TYPE}
 {CLAUSE_RETURN}
 ORDER BY company, sla_id
