@@ -472,3 +472,18 @@ def test_positions_counted_from_the_end_and_shortened_names(graph):
     assert both.plan.intent == "sum_spend", both.plan
     total = spend["Kestrel Fintech Pte. Ltd."]["2024"] + spend["Alpenkraft Datacenter AG"]["2024"]
     assert f"{total:,.0f}" in both.answer, both.answer
+
+
+def test_a_ranking_scopes_a_gap_question_to_its_top_suppliers(graph):
+    """"Which of our 2 biggest suppliers lack X" is the gap question asked of the 2 suppliers with
+    the highest spend: the all-suppliers answer cut to those 2, in one query."""
+    spend = json.loads((HELDOUT / "expected.json").read_text(encoding="utf-8"))["spend"]
+    top2 = set(sorted(spend, key=lambda c: -spend[c]["2024"])[:2])
+    everyone = ask("Which suppliers lack a confidentiality clause?", db=graph, log=False)
+    ranked = ask("Which of our 2 biggest suppliers lack a confidentiality clause?", db=graph, log=False)
+    assert ranked.plan.intent == "gap" and ranked.plan.params.top == 2 and ranked.params["top"] == 2
+    assert {e.company for e in ranked.evidence} == {e.company for e in everyone.evidence} & top2, ranked.answer
+    assert "among the 2 with the highest 2024 spend" in ranked.answer
+    assert {r["company"] for r in graph.read(ranked.cypher, ranked.params)} == {e.company for e in ranked.evidence}
+    held = ask("Which of our top 2 suppliers have a confidentiality clause?", db=graph, log=False)
+    assert held.plan.intent == "presence" and {e.company for e in held.evidence} == top2 - {e.company for e in ranked.evidence}

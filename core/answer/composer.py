@@ -164,6 +164,8 @@ def describe_filters(plan: Plan, of_agreements: bool = False) -> str:
         parts.append(f"{dated} from {p.date_from}")
     elif p.date_to:
         parts.append(f"{dated} until {p.date_to}")
+    if p.top and plan.intent not in SPEND_INTENTS:
+        parts.append(f"among the {p.top} with the highest {p.spend_year or 'latest'} spend")
     return " ".join(parts)
 
 
@@ -208,6 +210,8 @@ def describe_filters_zh(plan: Plan) -> str:
         parts.append(f"{p.date_from}起生效")
     if p.date_to:
         parts.append(f"{p.date_to}前生效")
+    if p.top and plan.intent not in SPEND_INTENTS:
+        parts.append(f"{year}支出排名前 {p.top} ")
     return "、".join(parts) + "的" if parts else ""
 
 
@@ -279,7 +283,7 @@ def _compose(plan: Plan, rows: list[dict], evidence: list[Evidence]) -> str:
                 return f"共有 {n} 家{what}。" + note + (f" {refs}" if refs else "")
             note = (f" {low} of them {'has' if low == 1 else 'have'} only low-confidence evidence (for review)."
                     if low else "")
-            return f"{n} {what}." + note + (f" {refs}" if refs else "")
+            return f"{_counted(n, what)}." + note + (f" {refs}" if refs else "")
         total = sum(float(r.get("spend") or 0) for r in rows)
         if lang == "zh":
             return f"{n} 家{what}的总支出为 {_amount(total, p.currency)}。" + (f" {refs}" if refs else "")
@@ -298,7 +302,7 @@ def _compose(plan: Plan, rows: list[dict], evidence: list[Evidence]) -> str:
         review = _review_note(_presence_review(rows, evidence), lang)
         if lang == "zh":
             return f"{len(items)} 家{what}：" + "；".join(items) + "。" + review + _unlisted_named(plan, evidence, tname, lang)
-        return f"{len(items)} {what}: " + "; ".join(items) + "." + review + _unlisted_named(plan, evidence, tname, lang)
+        return f"{_counted(len(items), what)}: " + "; ".join(items) + "." + review + _unlisted_named(plan, evidence, tname, lang)
 
     if intent in {Intent.GAP, Intent.NO_AGREEMENT, Intent.COMPANIES}:
         items = []
@@ -317,7 +321,7 @@ def _compose(plan: Plan, rows: list[dict], evidence: list[Evidence]) -> str:
         if lang == "zh":
             return f"{len(items)} 家{what}：" + "；".join(items) + "。" + _review_note(_gap_review(evidence), lang) + \
                 _unlisted_named(plan, evidence, tname, lang)
-        return f"{len(items)} {what}: " + "; ".join(items) + "." + _review_note(_gap_review(evidence), lang) + \
+        return f"{_counted(len(items), what)}: " + "; ".join(items) + "." + _review_note(_gap_review(evidence), lang) + \
             _unlisted_named(plan, evidence, tname, lang)
 
     return _clause_answer(plan, rows, evidence, tname, scope)
@@ -447,6 +451,15 @@ def _review_note(items: list[tuple[str, list[str], list[str]]], lang: str) -> st
     if not notes:
         return ""
     return (" 其中" + "；".join(notes) + "。") if lang == "zh" else (" Of these, " + "; ".join(notes) + ".")
+
+
+def _counted(n: int, what: str) -> str:
+    """"1 supplier lacking ...", "2 suppliers lacking ...": the noun that leads `what` agrees with n."""
+    if n == 1:
+        for plural, singular in (("suppliers", "supplier"), ("companies", "company")):
+            if what.startswith(plural):
+                return f"1 {singular}{what[len(plural):]}"
+    return f"{n} {what}"
 
 
 def _a(word: str) -> str:

@@ -514,6 +514,7 @@ class QuestionFacts:
     categories: dict[str, str] = field(default_factory=dict)   # spend category -> the phrase that named it
     asks_spend: bool = False                 # the question is about spend figures
     top: int | None = None                   # "top 5 suppliers by spend": how many
+    top_named: int | None = None             # the number a ranking names ("our 3 biggest suppliers")
     group_by: str | None = None              # "spend by country": country | industry | category
     previous_clause_ids: list[str] = field(default_factory=list)   # the clauses the last answer cited
     position: int | None = None              # "the third clause": 3; "the last clause": -1
@@ -621,7 +622,7 @@ def extract_facts(question: str, vocab: Vocabulary, forced_mode: str | None = No
         wants_companies=_wants_companies(q), yes_no=bool(YES_NO.search(q)),
         after=bool(POSITION_AFTER.search(q)), before=bool(POSITION_BEFORE.search(q)),
         forced_mode=Mode(forced_mode) if forced_mode else None, categories=spend.categories, asks_spend=spend.asks,
-        top=spend.top, group_by=spend.group_by)
+        top=spend.top, group_by=spend.group_by, top_named=spend.top_named)
     return read_conditions(facts, rest, vocab)
 
 
@@ -742,6 +743,7 @@ class SpendFacts:
     categories: dict[str, str]
     top: int | None
     group_by: str | None
+    top_named: int | None = None    # the number a ranking names ("our 3 biggest suppliers"), not a default
 
 
 def _number(word: str | None) -> int | None:
@@ -769,16 +771,17 @@ def read_spend_question(q: str, vocab: Vocabulary, attributes: tuple[dict, ...])
     if asks or ranked:
         taken = {phrase.lower() for found in attributes for phrase in found.values()}
         categories = {k: ph for k, ph in match_values(q, category_map(vocab)).items() if ph.lower() not in taken}
-    top = None
+    top = named = None
     if ranked:
         singular = re.search(r"\b(supplier|vendor|company)$", ranked.group(0), re.I) or \
             re.search(r"\b(?:which|what)\s+(?:single\s+)?(?:supplier|vendor|company)\b(?![s'’])", q, re.I)
-        top = next((_number(g) for g in ranked.groups() if _number(g)), None) or (1 if singular else 5)
+        named = next((_number(g) for g in ranked.groups() if _number(g)), None)
+        top = named or (1 if singular else 5)
     group = None
     if grouped and (asks or SUM_WORDS.search(q)):
         word = (grouped.group(1) or grouped.group(2) or "").lower()
         group = next((v for k, v in GROUPS.items() if word.startswith(k)), None)
-    return SpendFacts(asks=asks or bool(ranked), categories=categories, top=top, group_by=group)
+    return SpendFacts(asks=asks or bool(ranked), categories=categories, top=top, group_by=group, top_named=named)
 
 
 def _key_suppliers_are_a_group(q: str, names_types: bool) -> bool:
@@ -1045,6 +1048,10 @@ ROUTES: tuple[Rule, ...] = (
 )
 
 
+# intents asked of companies that a ranking ("our 5 biggest suppliers") narrows to its top N
+RANKED_SCOPE_INTENTS = {Intent.GAP, Intent.PRESENCE, Intent.COUNT}
+
+
 def route(f: QuestionFacts) -> tuple[Rule, Intent] | None:
     """The first rule of `ROUTES` that applies, with the intent it gives; None when none does."""
     for rule in ROUTES:
@@ -1067,6 +1074,10 @@ def plan_question(question: str, vocab: Vocabulary, context: SessionContext | No
     if hit:
         rule, intent = hit
         rule.build(facts, params)
+        if intent in RANKED_SCOPE_INTENTS and facts.types and facts.top_named and not facts.named:
+            # "which of our 3 biggest suppliers lack X": the question is asked of those 3
+            params.top = facts.top_named
+            facts.linked["top"] = f"the {facts.top_named} suppliers with the highest spend"
         return make(intent, rule.mode, rule.reason.format(direction=facts.direction, group_by=facts.group_by))
     if forced in SEARCH_MODES:
         params.text = facts.text_query or facts.q

@@ -45,7 +45,7 @@ class Retrieval:
 
 
 FILTER_KEYS = ("companies", "sla_ids", "types", "countries", "industries", "cities", "governing_laws",
-               "spend_min", "spend_max", "date_from", "date_to", "require_spend", "spend_categories")
+               "spend_min", "spend_max", "date_from", "date_to", "require_spend", "spend_categories", "top")
 
 
 def base_params(plan: Plan) -> dict[str, Any]:
@@ -64,6 +64,9 @@ def base_params(plan: Plan) -> dict[str, Any]:
         "require_spend": bool(p.require_spend), "spend_categories": list(p.spend_categories or []),
         "year": int(year) if year else None,
         "review_threshold": gaps.REVIEW_THRESHOLD,   # read only by templates that test it
+        # a ranking that scopes a question about clauses ("which of our 3 biggest suppliers lack ...");
+        # a spend ranking itself is a LIMIT (AttributeRetriever._spend), not this filter
+        "top": int(p.top) if p.top and plan.intent not in SPEND_INTENTS else None,
     }
 
 

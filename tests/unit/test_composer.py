@@ -271,3 +271,14 @@ def test_presence_and_count_mark_companies_with_only_low_confidence_evidence():
                               "evidence (for review).")
     plain = compose_answer(p, CLAUSE_ROWS, build_evidence(CLAUSE_ROWS, p))
     assert "low-confidence" not in plain
+
+
+def test_a_ranked_scope_is_said_and_one_supplier_is_singular():
+    rows = [{"company": "Acme Cloud GmbH", "spend": 300000, "missing": ["Termination"]}]
+    p = plan("gap", types=["Termination"], top=3, spend_year=2024)
+    answer = compose_answer(p, rows, build_evidence(rows, p))
+    assert answer.startswith("1 supplier among the 3 with the highest 2024 spend lacking a Termination clause: "
+                             "Acme Cloud GmbH"), answer
+    zh = compose_answer(plan("gap", language="zh", types=["Termination"], top=3, spend_year=2024), rows,
+                        build_evidence(rows, p))
+    assert "2024年支出排名前 3 的" in zh, zh

@@ -46,6 +46,10 @@ def company_conditions(active: Iterable[str], spend: str = "spend_latest") -> li
         conds.append(f"co.{prop} < $spend_max")
     if "require_spend" in active and not ({"spend_min", "spend_max"} & active):
         conds.append(f"co.{prop} IS NOT NULL")
+    if "top" in active:   # "our 3 biggest suppliers": the other conditions, then the $top by spend
+        ranked = [re.sub(r"\bco\b", "ranked", c) for c in conds] + [f"ranked.{prop} IS NOT NULL"]
+        conds = conds + [f"co.name IN COLLECT {{ MATCH (ranked:Company) {where(ranked)} "
+                         f"RETURN ranked.name ORDER BY ranked.{prop} DESC, ranked.name LIMIT $top }}"]
     return conds
 
 
