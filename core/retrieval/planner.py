@@ -1082,6 +1082,12 @@ def plan_question(question: str, vocab: Vocabulary, context: SessionContext | No
     if forced in SEARCH_MODES:
         params.text = facts.text_query or facts.q
         return make(Intent(forced.value), forced, f"{forced} mode chosen: the question's words are the search text")
+    if not forced and facts.text_query and COMPANY_SUBJECT.search(facts.q):
+        # "which vendors offer compensation for outages?": about suppliers' contracts, but no rule
+        # and no clause type fits; the clauses closest in meaning beat "could not map"
+        params.text = facts.text_query
+        return make(Intent.RELAY, Mode.RELAY, f"no rule or clause type fits: the clauses closest in meaning to "
+                                              f"'{facts.text_query}' are searched")
     plan = make(Intent.UNKNOWN, forced or Mode.NONE, "could not map the question to companies, clause types or attributes")
     company = vocab.companies[0]["name"] if vocab.companies else "Acme"
     plan.suggestions = [s.format(company=company) for s in SUGGESTIONS]

@@ -361,3 +361,11 @@ def test_the_clause_to_start_from_may_be_quoted_or_followed_by_at():
               "Which section follows the Charges section at Kestrel?"):
         plan = plan_question(q, VOCAB)
         assert plan.intent == Intent.NEXT_CLAUSE and plan.params.anchor_text in ("Law and Disputes", "Prices", "Charges"), (q, plan)
+
+
+def test_a_question_about_suppliers_no_rule_fits_searches_the_clauses():
+    plan = plan_question("Which vendors offer a free parking space to our engineers?", VOCAB)
+    assert (plan.intent, plan.mode) == (Intent.RELAY, Mode.RELAY), plan.why
+    assert plan.params.text and "parking" in plan.params.text and plan.why.startswith("no rule or clause type fits")
+    # not about suppliers or their contracts: still "could not map"
+    assert plan_question("What is the airspeed velocity of an unladen swallow", VOCAB).intent == Intent.UNKNOWN
