@@ -367,6 +367,13 @@ def alias_map(vocab: Vocabulary, kind: str) -> dict[str, str]:
     out: dict[str, str] = {}
     if kind == "cities":
         out = {c.lower(): c for c in vocab.cities}
+        known = {c.lower(): c for c in vocab.cities}
+        for canon, syns in lexicon().get("cities", {}).items():   # other spellings, Chinese names
+            names = [canon.lower(), *(x.lower() for x in syns)]
+            city = next((known[n] for n in names if n in known), None)
+            if city:
+                for n in names:
+                    out.setdefault(n, city)
     elif kind == "governing_laws":
         for law in vocab.governing_laws:
             out[law.lower()] = law

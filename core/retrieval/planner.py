@@ -1052,6 +1052,9 @@ ROUTES: tuple[Rule, ...] = (
 RANKED_SCOPE_INTENTS = {Intent.GAP, Intent.PRESENCE, Intent.COUNT}
 
 
+LOCATED = re.compile(r"\b(?:located|based|headquartered|situated|registered)\b|位于|总部", re.I)
+
+
 def route(f: QuestionFacts) -> tuple[Rule, Intent] | None:
     """The first rule of `ROUTES` that applies, with the intent it gives; None when none does."""
     for rule in ROUTES:
@@ -1082,9 +1085,12 @@ def plan_question(question: str, vocab: Vocabulary, context: SessionContext | No
     if forced in SEARCH_MODES:
         params.text = facts.text_query or facts.q
         return make(Intent(forced.value), forced, f"{forced} mode chosen: the question's words are the search text")
-    if not forced and facts.text_query and COMPANY_SUBJECT.search(facts.q):
+    if not forced and facts.text_query and COMPANY_SUBJECT.search(facts.q) and facts.language == "en" \
+            and not LOCATED.search(facts.q):
         # "which vendors offer compensation for outages?": about suppliers' contracts, but no rule
-        # and no clause type fits; the clauses closest in meaning beat "could not map"
+        # and no clause type fits; the clauses closest in meaning beat "could not map". Not for a
+        # place the graph does not know ("located in ...": an attribute, not clause content), nor
+        # in Chinese (the English embedder would rank clauses by noise)
         params.text = facts.text_query
         return make(Intent.RELAY, Mode.RELAY, f"no rule or clause type fits: the clauses closest in meaning to "
                                               f"'{facts.text_query}' are searched")

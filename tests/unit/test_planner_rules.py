@@ -367,5 +367,19 @@ def test_a_question_about_suppliers_no_rule_fits_searches_the_clauses():
     plan = plan_question("Which vendors offer a free parking space to our engineers?", VOCAB)
     assert (plan.intent, plan.mode) == (Intent.RELAY, Mode.RELAY), plan.why
     assert plan.params.text and "parking" in plan.params.text and plan.why.startswith("no rule or clause type fits")
-    # not about suppliers or their contracts: still "could not map"
-    assert plan_question("What is the airspeed velocity of an unladen swallow", VOCAB).intent == Intent.UNKNOWN
+    # not about suppliers or their contracts, a place the graph does not know, or Chinese (the
+    # English embedder): still "could not map"
+    for q in ("What is the airspeed velocity of an unladen swallow", "Which suppliers are located in Timbuktu?",
+              "位于廷巴克图的供应商有哪些？"):
+        assert plan_question(q, VOCAB).intent == Intent.UNKNOWN, q
+
+
+def test_a_city_is_named_in_chinese_or_another_spelling():
+    from tests.unit.vocabularies import COMPANIES
+
+    vocab = two_suppliers(companies=[dict(c, cities=["Munich"]) if c["name"].startswith("Kestrel") else c
+                                     for c in COMPANIES])
+    assert vocab.cities == ["Munich", "Paris"]
+    for q in ("位于慕尼黑的供应商有哪些？", "Which suppliers are based in München?", "巴黎的供应商缺少终止条款吗？"):
+        plan = plan_question(q, vocab)
+        assert plan.params.cities in (["Munich"], ["Paris"]), (q, plan.params)
