@@ -515,6 +515,7 @@ class QuestionFacts:
     asks_spend: bool = False                 # the question is about spend figures
     top: int | None = None                   # "top 5 suppliers by spend": how many
     top_named: int | None = None             # the number a ranking names ("our 3 biggest suppliers")
+    asked_of_document: str | None = None     # content words left once names and scaffolding are gone
     group_by: str | None = None              # "spend by country": country | industry | category
     previous_clause_ids: list[str] = field(default_factory=list)   # the clauses the last answer cited
     position: int | None = None              # "the third clause": 3; "the last clause": -1
@@ -622,7 +623,8 @@ def extract_facts(question: str, vocab: Vocabulary, forced_mode: str | None = No
         wants_companies=_wants_companies(q), yes_no=bool(YES_NO.search(q)),
         after=bool(POSITION_AFTER.search(q)), before=bool(POSITION_BEFORE.search(q)),
         forced_mode=Mode(forced_mode) if forced_mode else None, categories=spend.categories, asks_spend=spend.asks,
-        top=spend.top, group_by=spend.group_by, top_named=spend.top_named)
+        top=spend.top, group_by=spend.group_by, top_named=spend.top_named,
+        asked_of_document=_asked_of_document(rest) if how_c else None)
     return read_conditions(facts, rest, vocab)
 
 
@@ -792,6 +794,23 @@ def _key_suppliers_are_a_group(q: str, names_types: bool) -> bool:
     if ranked and any(_number(g) for g in ranked.groups() if g):
         return False
     return names_types or bool(NO_AGREEMENT.search(q)) or not ranked
+
+
+# words that ask for a document, not about something in it
+DOCUMENT_WORDS = {"open", "see", "read", "view", "display", "pull", "full", "text", "copy", "sla", "slas", "signed",
+                  "sign", "document", "documents", "deal", "paper", "paperwork", "latest", "current", "version"}
+
+
+def _asked_of_document(rest: str) -> str | None:
+    """What a question naming a company asks about when it names no type and no "about ..."
+    topic ("what do Kaldera and Orbis promise if their platforms go down?": "promise platforms
+    go down"): its content words once the names (masked in `rest`) and scaffolding are gone;
+    None when fewer than two are left ("show me Kaldera's agreement")."""
+    if CJK.search(rest):
+        return None
+    words = [w for w in re.findall(r"[a-z][a-z'’\-]*", rest.lower())
+             if len(w) >= 3 and w not in STOPWORDS and w not in DOCUMENT_WORDS and not w.endswith(("'s", "’s"))]
+    return " ".join(words) if len(words) >= 2 else None
 
 
 def _wants_companies(q: str) -> bool:
@@ -1012,9 +1031,9 @@ ROUTES: tuple[Rule, ...] = (
          Intent.PRESENCE, Mode.ATTRIBUTE, "asks whether the named companies have a clause type", _set(gap=False)),
     Rule("document_type", lambda f: f.named and bool(f.types),
          Intent.DOCUMENT_TYPE, Mode.DOCUMENT, "names a company/agreement and a clause type"),
-    Rule("document_topic", lambda f: f.named and bool(f.topic),
+    Rule("document_topic", lambda f: f.named and bool(f.topic or (f.asked_of_document and not DOCUMENT_REQUEST.search(f.q))),
          Intent.DOCUMENT_TOPIC, Mode.DOCUMENT, "names a company/agreement and asks about a topic",
-         _set_text(lambda f: f.topic)),
+         _set_text(lambda f: f.topic or f.asked_of_document)),
     Rule("document", lambda f: f.named,
          Intent.DOCUMENT, Mode.DOCUMENT, "names a company or agreement"),
     # 3. a clause type: gap / presence / counts over filtered companies, or the type's clauses

@@ -383,3 +383,13 @@ def test_a_city_is_named_in_chinese_or_another_spelling():
     for q in ("位于慕尼黑的供应商有哪些？", "Which suppliers are based in München?", "巴黎的供应商缺少终止条款吗？"):
         plan = plan_question(q, vocab)
         assert plan.params.cities in (["Munich"], ["Paris"]), (q, plan.params)
+
+
+def test_a_named_supplier_asked_something_without_a_type_searches_its_agreement():
+    plan = plan_question("What do Kestrel and Belmira promise if their platforms go down?", VOCAB)
+    assert plan.intent == Intent.DOCUMENT_TOPIC and plan.params.text == "promise platforms down", plan.why
+    assert set(plan.params.companies) == {"Kestrel Logistics GmbH", "Belmira Payments SA"}
+    # asking for the document itself is still the whole document
+    for q in ("Show me Kestrel's agreement.", "Open Kestrel's SLA", "What do we have with Kestrel?",
+              "Walk me through the Kestrel contract clause by clause."):
+        assert plan_question(q, VOCAB).intent == Intent.DOCUMENT, q
