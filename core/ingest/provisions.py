@@ -47,6 +47,11 @@ METHOD_SENTENCE = "sentence"
 METHOD_HEADING = "heading"
 MAX_SENTENCE_CHARS = 700   # longer "sentences" (run-on enumerations) are cut at semicolons: the
                            # embedder truncates at 256 word pieces and would drop the tail
+# a definition of a term: '"Change of Control" shall mean ...', '(a) "Planned Works" means ...'
+DEFINITION = re.compile(r'^\W{0,3}(?:\(?[a-z0-9ivx]{1,4}[.)]\s*)?(?:for (?:the )?purposes? (?:of [^,]{0,60}|hereof|herein),\s*)?'
+                        r'(?:(?:the|a|an)\s+)?(?:term\s+)?["“”\'‘][^"“”’]{2,80}["“”’]\s*(?:\([^)]{0,40}\)\s*)?'
+                        r'(?:shall\s+)?(?:mean|means|shall have the meaning|has the meaning|have the meaning|refers? to)\b',
+                        re.I)
 MIN_UNIT_CHARS = 12        # "(a)", "1.", "Section 4." alone are merged into what follows
 
 
@@ -554,16 +559,21 @@ class ProvisionClassifier:
             if a == b:
                 continue
             block = scores[a:b]
-            best = block.argmax(axis=0)
+            # a sentence that defines a term ('"Planned Works" means ...') names a provision but is
+            # not one: it is evidence for review only, and the type's label comes from the others
+            defining = np.array([bool(DEFINITION.match(u.text)) for u in units[a:b]])
+            provisions = np.where(defining[:, None], -1.0, block)
+            best, best_any = provisions.argmax(axis=0), block.argmax(axis=0)
             found = []
             for ti, t in enumerate(self.model.types):
-                p = float(block[best[ti], ti])
+                k = best[ti] if provisions[best[ti], ti] >= self.model.thresholds[ti] else best_any[ti]
+                p = float(block[k, ti])
                 if p < self.model.floors[ti]:
                     continue
-                u = units[a + best[ti]]
+                u = units[a + k]
                 found.append(ProvisionLabel(t, round(p, 4), u.start, u.end, items[ci][1][u.start:u.end]
                                             if u.method == METHOD_SENTENCE else "", u.method,
-                                            p >= self.model.thresholds[ti]))
+                                            p >= self.model.thresholds[ti] and not defining[k]))
             found.sort(key=lambda lab: -lab.confidence)
             out[ci] = found
         return out

@@ -212,3 +212,20 @@ def test_train_command_on_tiny_cuad_writes_a_loadable_artifact(tmp_path):
     bad = subprocess.run([sys.executable, "-m", "core", "train-classifier", "--cuad", str(tmp_path / "missing")],
                          capture_output=True, text=True, env=env, cwd=ROOT, timeout=120)
     assert bad.returncode == 2 and "not found" in bad.stderr
+
+
+def test_a_definition_is_review_evidence_not_a_provision(embedder):
+    """'"Change of Control" shall mean ...' names the provision without being one: below the
+    sentence that is one, or alone as evidence for review."""
+    from core.ingest.provisions import get_provision_classifier
+
+    clf = get_provision_classifier()
+    definition = ('"Change of Control" shall mean the acquisition by any person of more than fifty percent '
+                  "of the voting shares of a party.")
+    provision = ("Either party may terminate this Agreement upon written notice if the other party undergoes "
+                 "a Change of Control.")
+    alone = {lab.type: lab for lab in clf.label("Definitions", definition)}
+    assert all(not lab.confident for lab in alone.values()), alone
+    both = {lab.type: lab for lab in clf.label("Termination", f"{definition} {provision}")}
+    coc = both.get("Change of Control")
+    assert coc is not None and coc.sentence == provision, both
