@@ -228,10 +228,11 @@ def unmatched_law(q: str, matched: dict[str, str]) -> str | None:
 
 ORDINALS = {"first": 1, "opening": 1, "initial": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6,
             "seventh": 7, "eighth": 8, "ninth": 9, "tenth": 10, "last": -1, "final": -1, "closing": -1,
-            "concluding": -1, "penultimate": -2, "second[- ]to[- ]last": -2, "second[- ]last": -2,
-            "last but one": -2, "next[- ]to[- ]last": -2, "third[- ]to[- ]last": -3, "antepenultimate": -3}
+            "concluding": -1, "penultimate": -2, "second to last": -2, "second last": -2,
+            "last but one": -2, "next to last": -2, "third to last": -3, "antepenultimate": -3}
 _ZH_NUM = {"一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
-_EN_POSITION = re.compile(r"\b(" + "|".join(sorted(ORDINALS, key=len, reverse=True)) + r"|(\d{1,2})(?:st|nd|rd|th))\s+(?:\w+\s+)?"
+_EN_POSITION = re.compile(r"\b(" + "|".join(w.replace(" ", r"[\s-]+") for w in sorted(ORDINALS, key=len, reverse=True))
+                          + r"|(\d{1,2})(?:st|nd|rd|th))\s+(?:\w+\s+)?"
                           r"(clause|section|article|provision|paragraph|part|term)s?\b", re.I)
 _ZH_POSITION = re.compile(r"(最后|末尾|开头|倒数第([一二三四五六七八九十]|\d{1,2})|第([一二三四五六七八九十]|\d{1,2}))\s*(?:一)?\s*(?:条|节|款|部分)")
 
@@ -241,8 +242,7 @@ def parse_position(q: str) -> tuple[int, str] | None:
     m = _EN_POSITION.search(q)
     if m:
         word = re.sub(r"[\s-]+", " ", m.group(1).lower())
-        n = int(m.group(2)) if m.group(2) else next(v for k, v in ORDINALS.items()
-                                                     if re.fullmatch(k.replace("[- ]", "[ ]"), word))
+        n = int(m.group(2)) if m.group(2) else ORDINALS[word]
         return n, m.group(0)
     m = _ZH_POSITION.search(q)
     if m:

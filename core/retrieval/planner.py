@@ -428,7 +428,6 @@ def parse_spend(question: str, high_threshold: float) -> tuple[float | None, flo
     if lo is None and hi is None:
         if HIGH_SPEND.search(question):
             return high_threshold, None, f"high-spend threshold ({high_threshold:,.0f})"
-
         if LOW_SPEND.search(question):
             return None, high_threshold, f"low-spend threshold ({high_threshold:,.0f})"
     return lo, hi, how
@@ -607,7 +606,7 @@ def extract_facts(question: str, vocab: Vocabulary, forced_mode: str | None = No
     counting = bool(COUNT_WORDS.search(q))
     spend = read_spend_question(rest, vocab, (countries, industries, cities))
     key = KEY_SUPPLIERS.search(q)
-    if key and spend_min is None and spend_max is None and _key_suppliers_are_a_group(q, bool(types)):
+    if key and spend_min is None and spend_max is None and _key_suppliers_are_a_group(q, spend, bool(types)):
         spend_min = settings().high_spend_threshold
         linked["spend"] = f"\"{key.group(0)}\": the high-spend threshold ({spend_min:,.0f})"
     if spend.categories:
@@ -786,14 +785,13 @@ def read_spend_question(q: str, vocab: Vocabulary, attributes: tuple[dict, ...])
     return SpendFacts(asks=asks or bool(ranked), categories=categories, top=top, group_by=group, top_named=named)
 
 
-def _key_suppliers_are_a_group(q: str, names_types: bool) -> bool:
+def _key_suppliers_are_a_group(q: str, spend: SpendFacts, names_types: bool) -> bool:
     """"Our biggest suppliers" is the high-spend group when the question asks something of them
     (a clause type, an agreement they lack); alone ("who are our biggest suppliers?") or with a
-    number ("our 3 biggest suppliers") it is a ranking by spend."""
-    ranked = RANKED.search(q)
-    if ranked and any(_number(g) for g in ranked.groups() if g):
+    number ("our 3 biggest suppliers") it is a ranking by spend (`spend.top` is set for a ranking)."""
+    if spend.top_named:
         return False
-    return names_types or bool(NO_AGREEMENT.search(q)) or not ranked
+    return names_types or bool(NO_AGREEMENT.search(q)) or spend.top is None
 
 
 # words that ask for a document, not about something in it
