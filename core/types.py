@@ -137,6 +137,7 @@ class PlanParams:
     position: int | None = None       # position: 1-based place of the clause in its agreement, -1 = the last
     text: str | None = None           # search text (topic, quoted words, the question)
     spend_categories: list[str] | None = None   # spend questions: only these categories' spend
+    spend_years: list[int] | None = None   # spend_history: several named years ("2023 and 2024")
     group_by: str | None = None       # spend_by: "country" | "industry" | "category"
     top: int | None = None            # spend_top: how many suppliers
     currency: str | None = None       # the base currency every spend figure is in (for answers)

@@ -111,6 +111,10 @@ def test_gap_report_spend_at_risk_is_in_the_base_currency(spend_graph):
     ("2024年按行业统计的总支出", ["合计 1,370,000 EUR"]),
     ("How has our spend with Acme developed over the years?",
      ["2023: 300,000 EUR (Hosting 300,000)", "2024: 630,000 EUR (Hosting 450,000, Field Engineering 180,000)"]),
+    # several named years: only those, and their sum
+    ("How much did we pay Acme over 2023 and 2024 combined?", ["2023: 300,000 EUR", "total 2023–2024: 930,000 EUR"]),
+    # the spend of a group named by attributes is its sum, even without "total"
+    ("What is our 2024 spend with German and Finnish suppliers?", ["1,030,000 EUR", "the 2 suppliers in Finland/Germany"]),
 ])
 def test_spend_questions_end_to_end(spend_graph, question, needles):
     db, _ = spend_graph

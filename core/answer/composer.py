@@ -658,6 +658,10 @@ def _history_answer(plan: Plan, rows: list[dict], evidence: list[Evidence]) -> s
             total = _amount(sum(a for _, a in cats), cur)
             parts.append(f"{y}年 {total}（{detail}）" if lang == "zh" else f"{y}: {total} ({detail})")
         sep = "；" if lang == "zh" else "; "
+        if len(by_year) > 1:   # "over 2023 and 2024 combined": the years' sum as well
+            span = f"{min(by_year)}–{max(by_year)}"
+            total = _amount(sum(a for cats in by_year.values() for _, a in cats), cur)
+            parts.append(f"{span}年合计 {total}" if lang == "zh" else f"total {span}: {total}")
         lines.append(f"{company}{'：' if lang == 'zh' else ': '}" + sep.join(parts) + f" [{refs.get(company, 'S1')}]")
     return ("。".join(lines) + "。") if lang == "zh" else ". ".join(lines) + "."
 

@@ -39,7 +39,7 @@ NEGATION = re.compile(
 COUNT_WORDS = re.compile(r"\b(how many|number of|count)\b(?!\s+(?:against|towards?|as|for)\b)|(?<![是为])多少|几个|几家|几份|几条|几项|数量",
                          re.I)
 SUM_WORDS = re.compile(r"\b(total|sum|combined|aggregate|overall|altogether|add(?:ed)? up)\b.{0,30}\b(spend|spending|spent|amount|cost|outlay|expenditure)\b|"
-                       r"\b(spend|spent|spending|cost|paid|outlay|expenditure)\b.{0,40}\b(altogether|in total|combined|all together)\b|一共|总计|"
+                       r"\b(spend|spent|spending|cost|paid|outlay|expenditure)\b.{0,40}\b(altogether|in total|combined|(?:all )?together)\b|一共|总计|"
                        r"\b(spend|spending)\b.{0,20}\b(total|sum|combined)\b|总支出|支出总额|总额|合计|总共", re.I)
 NO_AGREEMENT = re.compile(
     r"\b(without|no|lack|lacks|lacking|missing|don't have|do not have|doesn't have|does not have|have no|has no)\b"
@@ -441,6 +441,21 @@ def parse_year(question: str, years: list[int]) -> int | None:
     return None
 
 
+YEAR_RANGE = re.compile(r"\b(?:between|from)\s+(19[5-9]\d|20\d{2})\s+(?:and|to|through|until)\s+(19[5-9]\d|20\d{2})\b|"
+                        r"(?<!\d)(19[5-9]\d|20\d{2})\s*(?:-|–|to|through|至|到)\s*(19[5-9]\d|20\d{2})(?!\d)", re.I)
+
+
+def parse_years(question: str, years: list[int]) -> list[int]:
+    """Every spend year the question names, in order; a range ("from 2022 to 2024", "2022-2024")
+    stands for the graph's years inside it."""
+    named = []
+    for m in YEAR_RANGE.finditer(question):
+        a, b = sorted(int(g) for g in m.groups() if g)
+        named += [y for y in sorted(years) if a <= y <= b]
+    named += [int(m.group(1)) for m in YEAR.finditer(question) if int(m.group(1)) in years]
+    return list(dict.fromkeys(named))
+
+
 # ---------------------------------------------------------------------------------------
 # the planner: extract -> inherit -> route
 # ---------------------------------------------------------------------------------------
@@ -512,6 +527,7 @@ class QuestionFacts:
     date_to: str | None = None
     categories: dict[str, str] = field(default_factory=dict)   # spend category -> the phrase that named it
     asks_spend: bool = False                 # the question is about spend figures
+    years: list[int] = field(default_factory=list)   # every spend year named (several: "2023 and 2024")
     top: int | None = None                   # "top 5 suppliers by spend": how many
     top_named: int | None = None             # the number a ranking names ("our 3 biggest suppliers")
     asked_of_document: str | None = None     # content words left once names and scaffolding are gone
@@ -615,9 +631,11 @@ def extract_facts(question: str, vocab: Vocabulary, forced_mode: str | None = No
         q=q, language="zh" if CJK.search(q) else "en", companies=list(how_c), sla_ids=sla_ids,
         types=types, topic=topic, countries=countries, industries=industries, cities=cities, laws=laws,
         spend_min=spend_min, spend_max=spend_max, year=parse_year(q, vocab.spend_years),
+        years=parse_years(q, vocab.spend_years),
         linked=linked,
         negated=_negated(q, how_t, _about_companies_text(q)),
-        counting=counting, summing=bool(SUM_WORDS.search(q)) or (spend.asks and bool(HOW_MUCH.search(q))),
+        counting=counting, summing=bool(SUM_WORDS.search(q)) or (spend.asks and bool(HOW_MUCH.search(q)))
+        or _asks_group_spend(q, spend, bool(how_c or types or counting), (countries, industries, cities, laws)),
         counts_agreements=counting and bool(COUNTS_AGREEMENTS.search(q)),
         wants_companies=_wants_companies(q), yes_no=bool(YES_NO.search(q)),
         after=bool(POSITION_AFTER.search(q)), before=bool(POSITION_BEFORE.search(q)),
@@ -785,6 +803,13 @@ def read_spend_question(q: str, vocab: Vocabulary, attributes: tuple[dict, ...])
     return SpendFacts(asks=asks or bool(ranked), categories=categories, top=top, group_by=group, top_named=named)
 
 
+def _asks_group_spend(q: str, spend: SpendFacts, about_else: bool, filters: tuple[dict, ...]) -> bool:
+    """"What is our 2024 spend with Swiss suppliers?": the spend of a group of suppliers named by
+    their attributes is one figure, their sum, unless the question lists, ranks or groups them."""
+    return spend.asks and not (about_else or spend.top or spend.group_by or _wants_companies(q)) \
+        and any(filters)
+
+
 def _key_suppliers_are_a_group(q: str, spend: SpendFacts, names_types: bool) -> bool:
     """"Our biggest suppliers" is the high-spend group when the question asks something of them
     (a clause type, an agreement they lack); alone ("who are our biggest suppliers?") or with a
@@ -930,6 +955,12 @@ def _set_text(source: Callable[[QuestionFacts], str | None]) -> Callable[[Questi
     return build
 
 
+def _history_years(f: QuestionFacts, p: PlanParams) -> None:
+    """One named year, several ("2023 and 2024 combined"), or none (every year)."""
+    p.spend_year = f.year if len(f.years) < 2 else None
+    p.spend_years = f.years if len(f.years) > 1 else None
+
+
 def _nothing(f: QuestionFacts, p: PlanParams) -> None:
     return None
 
@@ -995,7 +1026,7 @@ ROUTES: tuple[Rule, ...] = (
          # several named suppliers' spend "in total": one sum, not each one's history
          lambda f: Intent.SUM_SPEND if f.summing and len(f.companies) > 1 else Intent.SPEND_HISTORY,
          Mode.ATTRIBUTE, "asks for a known supplier's spend (per year and category)",
-         lambda f, p: setattr(p, "spend_year", f.year)),
+         _history_years),
     Rule("spend_by", lambda f: bool(f.group_by) and not f.types and not f.named,
          Intent.SPEND_BY, Mode.ATTRIBUTE, "asks for spend totals per {group_by}",
          lambda f, p: setattr(p, "group_by", f.group_by)),

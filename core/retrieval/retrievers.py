@@ -219,6 +219,7 @@ class AttributeRetriever(Retriever):
         intent = plan.intent
         if intent == Intent.SPEND_HISTORY:
             params["year"] = plan.params.spend_year   # None: every year
+            params["years"] = plan.params.spend_years   # None: no list of years named
             return self._run(qs.spend_history(active, spend), params)
         if intent == Intent.SPEND_BY:
             return self._run(qs.spend_by(plan.params.group_by or "category", active, spend), params)

@@ -103,7 +103,7 @@ def test_grouped_and_history_answers():
             {"company": "Kestrel Logistics GmbH", "year": 2024, "category": "Field Engineering", "spend": 180000.0}]
     assert compose_answer(h, rows, build_evidence(rows, h)) == (
         "Kestrel Logistics GmbH: 2023: 300,000 EUR (Hosting 300,000); "
-        "2024: 630,000 EUR (Hosting 450,000, Field Engineering 180,000) [S1].")
+        "2024: 630,000 EUR (Hosting 450,000, Field Engineering 180,000); total 2023–2024: 930,000 EUR [S1].")
     assert compose_answer(h, [], []) == "No spend data matches this question."
 
 
@@ -158,3 +158,27 @@ def test_what_a_supplier_must_pay_is_not_our_spend():
     plan = plan_question("Is there a cap on what Kestrel can be made to pay?", VOCAB)
     assert plan.intent not in (Intent.SPEND_HISTORY, Intent.SUM_SPEND), plan.why
     assert plan_question("How much did we pay Kestrel in 2023?", VOCAB).intent == Intent.SPEND_HISTORY
+
+
+def test_several_years_named_for_one_supplier_are_those_years():
+    vocab = two_suppliers(spend_years=[2022, 2023, 2024])
+    both = plan_question("How much did we pay Kestrel over 2023 and 2024 combined?", vocab)
+    assert both.intent == Intent.SPEND_HISTORY and both.params.spend_years == [2023, 2024]
+    assert both.params.spend_year is None
+    ranged = plan_question("Kestrel's spend from 2022 to 2024", vocab)
+    assert ranged.params.spend_years == [2022, 2023, 2024]
+    one = plan_question("What did we spend with Kestrel in 2023?", vocab)
+    assert one.params.spend_year == 2023 and one.params.spend_years is None
+
+
+@pytest.mark.parametrize("question, intent", [
+    ("What is our 2024 spend with German suppliers?", Intent.SUM_SPEND),
+    ("What's our 2024 spend with German and French suppliers together?", Intent.SUM_SPEND),
+    ("2024年我们在德国供应商上花了多少钱？", Intent.SUM_SPEND),
+    # a list, a ranking or a grouping of the group stays one
+    ("Which German suppliers did we spend over 100k with?", Intent.COMPANIES),
+    ("Spend with German suppliers by industry", Intent.SPEND_BY),
+])
+def test_the_spend_of_a_group_is_its_sum(question, intent):
+    plan = plan_question(question, VOCAB)
+    assert plan.intent == intent, plan.why

@@ -56,8 +56,9 @@ LIMIT $limit""".replace("\n\n", "\n")
 
 
 def spend_history(active, spend: str = "spend_latest") -> str:
-    """Named suppliers' spend per year and category ($year null: every year)."""
-    conds = _edge_conditions(set(active), spend, by_year=False) + ["($year IS NULL OR s.year = $year)"]
+    """Named suppliers' spend per year and category ($year and $years null: every year)."""
+    conds = _edge_conditions(set(active), spend, by_year=False) + [
+        "($year IS NULL OR s.year = $year)", "($years IS NULL OR s.year IN $years)"]
     return f"""MATCH (co:Company)-[s:SPENT]->(k:SpendCategory)
 {where(conds)}
 RETURN co.name AS company, s.year AS year, k.name AS category, s.amount AS spend, s.currency AS currency
