@@ -66,7 +66,9 @@ LOW_SPEND = re.compile(r"\blow[- ]?spend(ing)?\b|低支出|小额", re.I)
 WORDING = re.compile(r"\b(mention|mentions|mentioning|contain|contains|containing|wording|phrase|word|words|"
                      r"refer to|refers to|referring to|talk about|talks about)\b|提到|包含|提及",
                      re.I)
-TOPIC = re.compile(r"\b(about|on|regarding|concerning|covering|dealing with|relating to|related to|that (?:cover|address|deal with|discuss))\s+(.+)$|关于(.+)", re.I)
+TOPIC = re.compile(r"\b(about|on|regarding|concerning|covering|dealing with|relating to|related to|that (?:cover|address|deal with|discuss))\s+(.+)$|关于(.+)"
+                   # "对责任有什么规定", "对于数据备份是如何约定的": what the provisions are about
+                   r"|对于?(?!方)([\u4e00-\u9fffA-Za-z]{1,12}?)(?:有什么|有何|有哪些|是怎么|是如何|怎么|如何)(?:规定|约定|安排|要求)", re.I)
 
 GT = r"(?:above|over|more than|greater than|higher than|exceeding|exceeded|exceeds|exceed|surpassing|surpassed|surpasses|in excess of|at least|>=|>|bigger than|larger than|not less than|topping|tops)"
 LT = r"(?:below|under|less than|lower than|at most|<=|<|smaller than|not more than|up to)"
@@ -80,6 +82,9 @@ YEAR = re.compile(r"(?<!\d)(19[5-9]\d|20\d{2})(?!\d)")
 # spend questions: the figures themselves (by category, ranked, grouped, over the years)
 SPEND_WORDS = re.compile(r"\b(spend|spending|spent|expenditure|outlay|paid|(?<!made to )(?<!have to )(?<!has to )(?<!had to )"
                          r"(?<!liable to )(?<!obliged to )(?<!required to )(?<!must )(?<!shall )(?<!should )pay)\b|支出|花费|花了|开支|采购额", re.I)
+# "what did Kaldera cost us in 2025": what we paid, in the past or for a year (what a breach
+# "would cost us" is a question about the contract)
+COST_US = re.compile(r"\b(?:did|has|have)\b.{0,60}\bcost\s+us\b|\bcost(?:s|ed)?\s+us\b.{0,40}(?<!\d)(?:19|20)\d{2}(?!\d)", re.I)
 HOW_MUCH = re.compile(r"\bhow much\b|多少|几何", re.I)
 NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
                 "ten": 10, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9,
@@ -274,7 +279,7 @@ def link_clause_types(question: str, by_meaning: bool = True) -> tuple[list[str]
     if t:
         # "关于数据备份的条款": the topic is 数据备份; "的条款" only says clauses are wanted and,
         # searched for, ranks any clause that repeats 条款 (the re-ranker's term coverage)
-        topic = ZH_TOPIC_TAIL.sub("", (t.group(2) or t.group(3) or "").strip(" ?.!。？")) or None
+        topic = ZH_TOPIC_TAIL.sub("", (t.group(2) or t.group(3) or t.group(4) or "").strip(" ?.!。？")) or None
         if topic and not found:
             tl = topic.lower()
             for phrase, tname, weight in _type_phrases_longest_first():
@@ -285,6 +290,11 @@ def link_clause_types(question: str, by_meaning: bool = True) -> tuple[list[str]
                     if _carries_topic(phrase, tl):
                         found[tname] = f"topic '{phrase}'"
                         break
+            if not found and CJK.search(topic) and len(topic) >= 2:
+                # "关于责任": a topic that is part of one type's Chinese keywords only (责任限制, 违约责任)
+                hits = {tname for p_, tname, _w in _type_phrases() if CJK.search(p_) and topic in p_}
+                if len(hits) == 1:
+                    found[hits.pop()] = f"topic '{topic}'"
             if found:
                 topic = None
         # a longer topic is searched, not typed (articles and such do not make it longer)
@@ -478,7 +488,9 @@ COUNTS_AGREEMENTS = re.compile(
     r"(协议|合同)\S{0,4}?(几份|多少份)|几份(协议|合同)", re.I)
 LAW_WORDS = re.compile(r"\blaws?\b|governed|jurisdiction|法律|管辖|适用", re.I)
 ZH_ASKS_END = r"(?:有哪些|是什么|吗|呢)?[?？。!！\s]*$"
-ZH_TOPIC_TAIL = re.compile(r"(?:的)?(?:条款|规定|条文|内容|约定)?" + ZH_ASKS_END)
+# "关于责任是怎么规定的", "…有什么约定", "…是如何安排的": the asking, not the topic
+ZH_HOW_PROVIDED = r"(?:(?:是|有)?(?:怎么|怎样|如何|什么|何|哪些)(?:规定|约定|安排|写|说)(?:的|了)?(?:什么)?)?"
+ZH_TOPIC_TAIL = re.compile(r"(?:的)?(?:条款|规定|条文|内容|约定)?" + ZH_HOW_PROVIDED + ZH_ASKS_END)
 ZH_CLAUSES_TAIL = re.compile(r"(?:的)?(?:条款|规定|条文)" + ZH_ASKS_END)
 ABOUT_WORDS = re.compile(r"\b(about|regarding|concerning|mention)", re.I)
 ALL_WORDS = re.compile(r"\b(all|every|each)\b|所有|全部")
@@ -598,7 +610,7 @@ def extract_facts(question: str, vocab: Vocabulary, forced_mode: str | None = No
         _settle_shared_words(rest, found, types, how_t, lambda text, k=key: match_values(text, alias_map(vocab, k)))
     laws = {}
     if LAW_WORDS.search(rest):
-        laws = match_values(rest, alias_map(vocab, "governing_laws"), guard_clause_words=False)
+        laws = _as_laws(rest, match_values(rest, alias_map(vocab, "governing_laws"), guard_clause_words=False))
         # a country named only as the law is no company filter
         for law_word in laws.values():
             for cname, phrase in list(countries.items()):
@@ -785,7 +797,7 @@ def read_spend_question(q: str, vocab: Vocabulary, attributes: tuple[dict, ...])
     categories; words that already name a country, industry or city stay that), how many top
     suppliers, grouped by what."""
     ranked, grouped = RANKED.search(q), GROUP_BY.search(q)
-    asks = bool(SPEND_WORDS.search(q))
+    asks = bool(SPEND_WORDS.search(q) or COST_US.search(q))
     categories = {}
     if asks or ranked:
         taken = {phrase.lower() for found in attributes for phrase in found.values()}
@@ -1313,12 +1325,30 @@ def contains_phrase_ci(text: str, phrase: str) -> bool:
     return phrase.lower() in low and re.search(r"(?<![a-z])" + re.escape(phrase) + r"(?![a-z])", low) is not None
 
 
+# a place word that describes the companies ("our Spanish supplier", "德国供应商"), not a law
+DESCRIBES_COMPANIES = re.compile(r"\s*(?:(?!laws?\b)[a-z-]+\s+){0,2}?(?:suppliers?|vendors?|compan(?:y|ies)|providers?|"
+                                 r"firms?|partners?|manufacturers?)\b|(?:(?!法)[\u4e00-\u9fff]){0,4}?(?:供应商|公司|厂商)", re.I)
+
+
+def _as_laws(q: str, laws: dict[str, str]) -> dict[str, str]:
+    """The matched law phrases that name a law: not one that only ever describes the companies
+    ("the governing law clauses of our Spanish supplier": Spain is where the supplier is)."""
+    low = q.lower()
+    out = {}
+    for law, phrase in laws.items():
+        spots = [m.end() for m in re.finditer(re.escape(phrase.lower()), low)]
+        if spots and all(DESCRIBES_COMPANIES.match(low, end) for end in spots):
+            continue
+        out[law] = phrase
+    return out
+
+
 def _read_laws(f: QuestionFacts, rest: str, vocab: Vocabulary) -> None:
     """Governing law is the agreement's, not the supplier's country: "under Swiss law" filters
     agreements; a country word used only as the law is no company filter."""
     if not LAW_WORDS.search(rest):
         return
-    laws = match_values(rest, cond.law_phrases(vocab.governing_laws), guard_clause_words=False)
+    laws = _as_laws(rest, match_values(rest, cond.law_phrases(vocab.governing_laws), guard_clause_words=False))
     missing = cond.unmatched_law(rest, laws)
     if missing and missing not in laws:
         laws[missing] = missing.lower()

@@ -393,3 +393,21 @@ def test_a_named_supplier_asked_something_without_a_type_searches_its_agreement(
     for q in ("Show me Kestrel's agreement.", "Open Kestrel's SLA", "What do we have with Kestrel?",
               "Walk me through the Kestrel contract clause by clause."):
         assert plan_question(q, VOCAB).intent == Intent.DOCUMENT, q
+
+
+def test_a_place_word_that_describes_the_suppliers_is_no_law():
+    p = plan_question("Show the governing law clauses of our German suppliers.", VOCAB)
+    assert p.params.types == ["Governing Law"] and p.params.countries == ["Germany"], p.linked
+    assert not p.params.governing_laws
+    p = plan_question("Which German suppliers' contracts are governed by French law?", VOCAB)
+    assert p.params.countries == ["Germany"] and p.params.governing_laws == ["French"], p.linked
+
+
+def test_a_chinese_topic_asked_how_it_is_provided_for():
+    # "关于X是怎么规定的" / "对X有什么规定": X is the topic; a topic that is part of one type's
+    # Chinese keywords only ("责任" in 责任限制, 违约责任) names that type
+    for q in ("Kestrel的合同里关于责任是怎么规定的？", "Kestrel的合同对责任有什么规定？"):
+        p = plan_question(q, VOCAB)
+        assert p.intent == Intent.DOCUMENT_TYPE and p.params.types == ["Liability"], (q, p.linked)
+    p = plan_question("Kestrel的合同对数据备份是如何约定的？", VOCAB)
+    assert p.intent == Intent.DOCUMENT_TOPIC and p.params.text == "数据备份"

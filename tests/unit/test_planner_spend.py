@@ -182,3 +182,12 @@ def test_several_years_named_for_one_supplier_are_those_years():
 def test_the_spend_of_a_group_is_its_sum(question, intent):
     plan = plan_question(question, VOCAB)
     assert plan.intent == intent, plan.why
+
+
+def test_what_a_supplier_cost_us_is_our_spend():
+    total = plan_question("What did Kestrel and Belmira cost us in 2024 altogether?", VOCAB)
+    assert total.intent == Intent.SUM_SPEND and total.params.spend_year == 2024
+    assert plan_question("What has Kestrel cost us over the years?", VOCAB).intent == Intent.SPEND_HISTORY
+    # what something in the contract would cost is a question about the contract
+    assert plan_question("What would early termination cost us?", VOCAB).intent not in (
+        Intent.SUM_SPEND, Intent.SPEND_HISTORY)
