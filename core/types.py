@@ -122,6 +122,8 @@ class PlanParams:
     spend_min: float | None = None
     spend_max: float | None = None
     spend_year: int | None = None
+    law_scope: str | None = None      # "foreign" / "home": the agreement's law against the supplier's country
+    law_countries: dict[str, str] | None = None   # governing-law value -> its country (for law_scope)
     date_from: str | None = None      # ISO date
     date_to: str | None = None
     type_match: str = "all"           # "all": every named type required (both/and); "any": or/either

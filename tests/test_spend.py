@@ -146,3 +146,17 @@ def test_reingest_replaces_a_suppliers_spend_whole(spend_graph, tmp_path, embedd
                   "[(c)-[s:SPENT]->(k) | k.name] AS cats")[0]
     assert row["s24"] == 450000.0 and row["s23"] is None and row["cats"] == ["Hosting"]
     assert graph_cache.vocabulary(db).spend_categories == ["Field Engineering", "Hosting"]   # Cedar still has it
+
+
+def test_agreements_under_a_law_other_than_the_suppliers_own(spend_graph):
+    """Every agreement here is under German law: foreign law for the Finnish and British
+    suppliers, their own for the German one; the condition runs in the query."""
+    db, _ = spend_graph
+    foreign = ask("Which suppliers have contracts governed by a law other than their home country's?", db=db, log=False)
+    assert foreign.plan.params.law_scope == "foreign" and "$law_countries[s.governing_law]" in foreign.cypher
+    assert set(foreign.evidence_companies) == {"Borealis Data Oy", "Cedar Health Ltd"}, foreign.answer
+    assert "a law other than the supplier's own country" in foreign.answer
+    home = ask("Which suppliers' agreements are under their own country's law?", db=db, log=False)
+    assert set(home.evidence_companies) == {"Acme Cloud GmbH"}, home.answer
+    gap = ask("Which suppliers with foreign-law contracts lack a termination clause?", db=db, log=False)
+    assert gap.plan.intent == "gap" and set(gap.evidence_companies) == {"Cedar Health Ltd"}, gap.answer

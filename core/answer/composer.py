@@ -158,6 +158,9 @@ def describe_filters(plan: Plan, of_agreements: bool = False) -> str:
         parts.append(f"with {p.spend_year or 'latest'} spend below {_money(p.spend_max)}")
     if p.governing_laws:
         parts.append("governed by " + "/".join(p.governing_laws) + " law")
+    if p.law_scope:
+        parts.append("governed by " + ("a law other than" if p.law_scope == "foreign" else "the law of")
+                     + " the supplier's own country")
     if p.date_from and p.date_to:
         parts.append(f"{dated} {p.date_from} to {p.date_to}")
     elif p.date_from:
@@ -206,6 +209,8 @@ def describe_filters_zh(plan: Plan) -> str:
         parts.append(f"{year}支出低于 {_money(p.spend_max)}")
     if p.governing_laws:
         parts.append("适用" + "/".join(p.governing_laws) + "法律")
+    if p.law_scope:
+        parts.append("适用供应商本国以外的法律" if p.law_scope == "foreign" else "适用供应商本国法律")
     if p.date_from:
         parts.append(f"{p.date_from}起生效")
     if p.date_to:

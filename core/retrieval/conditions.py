@@ -200,6 +200,52 @@ def law_phrases(vocab_laws: list[str]) -> dict[str, str]:
     return out
 
 
+# "governed by a law other than their home country's", "foreign law", "适用外国法律": the agreement's
+# law against the supplier's own country (checked before HOME_LAW, which the negated forms contain)
+FOREIGN_LAW = re.compile(
+    r"\b(?:foreign|non-domestic|overseas)[\s-]+(?:governing\s+)?laws?\b"
+    r"|\blaws?\s+(?:of\s+)?(?:a\s+|another\s+)?(?:country\s+|jurisdiction\s+)?other\s+than\s+(?:their|its|the\s+supplier'?s?)\s+"
+    r"(?:own\s+|home\s+)?(?:country|jurisdiction|nation)"
+    r"|\b(?:a|another)\s+(?:different\s+)?country'?s?\s+law\b|\ba\s+different\s+law\b|\blaw\s+of\s+(?:a\s+different|another)\s+country\b"
+    r"|\bnot\s+(?:governed\s+by|under)\s+(?:their|its)\s+(?:own\s+|home\s+)?(?:country'?s?\s+)?(?:laws?|jurisdiction)\b"
+    r"|外国法|境外法|非本国法|不适用(?:其)?本国法|本国以外的?法|其他国家的?法律", re.I)
+HOME_LAW = re.compile(r"\b(?:their|its)\s+(?:own|home)\s+(?:country'?s?\s+)?laws?\b|\bhome[- ]country\s+laws?\b"
+                      r"|\bdomestic\s+laws?\b|\bthe\s+law\s+of\s+(?:their|its)\s+(?:own\s+|home\s+)?country\b|本国法", re.I)
+
+
+def law_scope(q: str) -> tuple[str, str] | None:
+    """("foreign", words) when the agreement's law is asked to differ from the supplier's
+    country, ("home", words) when asked to be it; the words are what said so."""
+    for scope, pattern in (("foreign", FOREIGN_LAW), ("home", HOME_LAW)):
+        m = pattern.search(q)
+        if m:
+            return scope, m.group(0)
+    return None
+
+
+def law_country(law: str) -> str | None:
+    """The country whose legal system a governing-law value belongs to: the country it names
+    ("Germany", "German law") or the one its state or province is in ("New York"); None for one
+    of its own (Hong Kong) or one the lexicon does not know."""
+    ll = law.lower().strip()
+    for juris, syns in jurisdiction_names():
+        if ll in {juris.lower(), *(x.lower() for x in syns)}:
+            lex = lexicon()
+            return juris if juris in lex["countries"] else lex.get("jurisdiction_countries", {}).get(juris)
+    phrases = country_phrases()
+    if ll in phrases:
+        return phrases[ll]
+    for phrase in sorted(phrases, key=len, reverse=True):
+        if not CJK.search(phrase) and len(phrase) > 3 and re.search(r"(?<![a-z])" + re.escape(phrase) + r"(?![a-z])", ll):
+            return phrases[phrase]
+    return None
+
+
+def law_countries(vocab_laws: list[str]) -> dict[str, str]:
+    """governing-law value -> its country, for the values the graph holds (a query parameter)."""
+    return {law: country for law in vocab_laws if (country := law_country(law))}
+
+
 def country_phrases() -> dict[str, str]:
     """phrase -> country for every country the lexicon knows, in the graph or not."""
     out = {}

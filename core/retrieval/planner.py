@@ -482,6 +482,9 @@ WANTS_COMPANIES_EN = re.compile(
     r"providers?|firms?|partners?|ones)\b|\bwhich of\b|\bwho\b", re.I)
 ASKS_FOR_CLAUSES = re.compile(r"\b(which|what)\s+(clauses?|provisions?|sections?|terms)\b", re.I)
 WANTS_COMPANIES_ZH = re.compile(r"哪些|哪家|哪几家|哪个|几家|多少家|多少(?:个)?(?:供应商|公司|企业)")
+# "所有服务补偿条款有哪些", "有哪些条款": the clauses are asked for, unless companies are ("哪些供应商")
+ZH_ASKS_FOR_CLAUSES = re.compile(r"(?:条款|规定|条文)(?:都|分别)?(?:有哪些|包括哪些|是哪些)|哪些(?:条款|规定|条文)")
+ZH_NAMES_COMPANIES = re.compile(r"(?:哪些|哪家|哪几家|哪个|几家|多少家)(?:[\u4e00-\u9fff]{0,4}?)(?:供应商|公司|企业|厂商)")
 YES_NO = re.compile(r"^\s*(does|do|did|is|are|has|have|can)\b|\bwhich of\b|是否|有没有|吗[？?]?\s*$", re.I)
 COUNTS_AGREEMENTS = re.compile(
     r"\b(how many|number of|count)\s+(?:\S+\s+){0,2}?(agreements?|contracts?|slas?)\b|多少(份|个)?(协议|合同)|"
@@ -535,6 +538,7 @@ class QuestionFacts:
     after: bool                              # position words: "the clause after ..."
     before: bool
     forced_mode: Mode | None = None
+    law_scope: str | None = None             # "foreign" / "home": the agreement's law vs the supplier's country
     date_from: str | None = None             # the agreements' effective-date window (read_conditions)
     date_to: str | None = None
     categories: dict[str, str] = field(default_factory=dict)   # spend category -> the phrase that named it
@@ -564,7 +568,7 @@ class QuestionFacts:
     @property
     def has_filters(self) -> bool:
         return bool(self.countries or self.industries or self.cities or self.laws or self.spend_min is not None
-                    or self.spend_max is not None or self.date_from or self.date_to)
+                    or self.spend_max is not None or self.date_from or self.date_to or self.law_scope)
 
     @property
     def quoted(self) -> list[str]:
@@ -853,7 +857,8 @@ def _wants_companies(q: str) -> bool:
     if ASKS_TEXT.search(q):
         return False
     if CJK.search(q):
-        return bool(WANTS_COMPANIES_ZH.search(q))
+        return bool(WANTS_COMPANIES_ZH.search(q)) and (
+            bool(ZH_NAMES_COMPANIES.search(q)) or not ZH_ASKS_FOR_CLAUSES.search(q))
     return bool(WANTS_COMPANIES_EN.search(q)) and not ASKS_FOR_CLAUSES.search(q)
 
 
@@ -942,6 +947,8 @@ def base_plan_params(f: QuestionFacts, vocab: Vocabulary) -> PlanParams:
         industries=list(f.industries), cities=list(f.cities), governing_laws=list(f.laws.keys()),
         spend_min=f.spend_min, spend_max=f.spend_max, spend_year=f.year or vocab.latest_year,
         date_from=f.date_from, date_to=f.date_to, type_match=split_type_conjunction(f.q, f.types))
+    if f.law_scope:
+        params.law_scope, params.law_countries = f.law_scope, cond.law_countries(vocab.governing_laws)
     params.currency = vocab.base_currency
     if f.categories:
         params.spend_categories = list(f.categories)
@@ -1223,6 +1230,10 @@ def read_conditions(f: QuestionFacts, rest: str, vocab: Vocabulary) -> QuestionF
         f.date_from, f.date_to = dates.date_from, dates.date_to
         f.linked["effective_date"] = dates.how
     _read_laws(f, rest, vocab)
+    scope = cond.law_scope(f.q)
+    if scope and not f.laws:
+        f.law_scope = scope[0]
+        f.linked["law_scope"] = {scope[0]: scope[1]}   # the words, masked when the meaning is read
     _law_words_are_no_type(f)
     if not f.countries and not f.laws:
         for phrase, canon in cond.country_phrases().items():
@@ -1249,7 +1260,7 @@ def read_conditions(f: QuestionFacts, rest: str, vocab: Vocabulary) -> QuestionF
         # a type's own keyword in what the question asks for (not in its condition) first,
         # then (English only) the meaning of the rest of the question
         tname, why = cond.type_by_words(rest if CJK.search(rest) else cond.main_clause(rest), related=f.named)
-        if tname == GOVERNING_LAW and f.laws:
+        if tname == GOVERNING_LAW and (f.laws or f.law_scope):
             tname = None   # "governed by Swiss law": the words of the law condition
         if not tname:
             tname, why = _type_by_meaning(f, rest)
@@ -1285,7 +1296,7 @@ def _type_by_meaning(f: QuestionFacts, rest: str) -> tuple[str | None, str]:
     if CJK.search(rest) or f.meaning_tried:
         return None, ""
     f.meaning_tried = True   # at most one question embedding for linking
-    masked = [ph for key in ("countries", "industries", "cities", "governing_law")
+    masked = [ph for key in ("countries", "industries", "cities", "governing_law", "law_scope")
               for ph in (f.linked.get(key) or {}).values()]
     # the whole question first; when its words mix two types too evenly to link ("what do we
     # get back when a supplier misses its uptime target"), what it asks for before "when"
@@ -1301,7 +1312,7 @@ def _law_words_are_no_type(f: QuestionFacts) -> None:
     governing-law condition name no Governing Law clause; only a clause asked for by those
     words ("governing law clauses of ...") still is."""
     how = (f.linked.get("clause_types") or {}).get(GOVERNING_LAW)
-    if not f.laws or not how:
+    if not (f.laws or f.law_scope) or not how:
         return
     phrase = re.search(r"'([^']+)'", how)
     if phrase and re.search(re.escape(phrase.group(1)) + r"\s*(clauses?|provisions?|sections?|terms|条款|规定)",

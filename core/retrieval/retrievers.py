@@ -45,7 +45,8 @@ class Retrieval:
 
 
 FILTER_KEYS = ("companies", "sla_ids", "types", "countries", "industries", "cities", "governing_laws",
-               "spend_min", "spend_max", "date_from", "date_to", "require_spend", "spend_categories", "top")
+               "spend_min", "spend_max", "date_from", "date_to", "require_spend", "spend_categories", "top",
+               "foreign_law", "home_law")
 
 
 def base_params(plan: Plan) -> dict[str, Any]:
@@ -61,6 +62,8 @@ def base_params(plan: Plan) -> dict[str, Any]:
         "governing_laws": list(p.governing_laws or []),
         "spend_min": p.spend_min, "spend_max": p.spend_max, "spend_key": spend_key,
         "date_from": p.date_from, "date_to": p.date_to, "limit": MAX_ROWS,
+        "foreign_law": p.law_scope == "foreign", "home_law": p.law_scope == "home",
+        "law_countries": dict(p.law_countries or {}),
         "require_spend": bool(p.require_spend), "spend_categories": list(p.spend_categories or []),
         "year": int(year) if year else None,
         "review_threshold": gaps.REVIEW_THRESHOLD,   # read only by templates that test it

@@ -411,3 +411,24 @@ def test_a_chinese_topic_asked_how_it_is_provided_for():
         assert p.intent == Intent.DOCUMENT_TYPE and p.params.types == ["Liability"], (q, p.linked)
     p = plan_question("Kestrel的合同对数据备份是如何约定的？", VOCAB)
     assert p.intent == Intent.DOCUMENT_TOPIC and p.params.text == "数据备份"
+
+
+def test_a_law_other_than_the_suppliers_own_is_a_condition_not_a_type():
+    vocab = Vocabulary(companies=[{"name": "Kaldera Oy", "aliases": ["Kaldera"], "country": "Finland",
+                                   "industry": "Technology", "cities": []}],
+                       agreements=[{"id": "A-1", "company": "Kaldera Oy", "governing_law": "Sweden"},
+                                   {"id": "A-2", "company": "Kaldera Oy", "governing_law": "New York"},
+                                   {"id": "A-3", "company": "Kaldera Oy", "governing_law": "Hong Kong"}],
+                       clause_types=["Termination", "Governing Law"], spend_years=[2024])
+    for q in ("Which suppliers have contracts governed by a law other than their home country's?",
+              "Which suppliers have agreements under foreign law?", "哪些供应商的合同适用外国法律？"):
+        p = plan_question(q, vocab)
+        assert p.intent == Intent.COMPANIES and p.params.law_scope == "foreign" and not p.params.types, (q, p.linked)
+    # a state's law is its country's; Hong Kong's a system of its own
+    assert p.params.law_countries == {"Sweden": "Sweden", "New York": "United States", "Hong Kong": "Hong Kong"}
+    p = plan_question("Which suppliers with foreign-law contracts lack a termination clause?", vocab)
+    assert p.intent == Intent.GAP and p.params.types == ["Termination"] and p.params.law_scope == "foreign"
+    p = plan_question("Which suppliers are governed by their own country's law?", vocab)
+    assert p.params.law_scope == "home" and not p.params.types, p.linked
+    p = plan_question("Show the governing law clauses of contracts under foreign law.", vocab)
+    assert p.params.types == ["Governing Law"] and p.params.law_scope == "foreign"

@@ -26,6 +26,9 @@ AGREEMENT_CONDITIONS = {
     "governing_laws": "s.governing_law IN $governing_laws",
     "date_from": "s.effective_date >= date($date_from)",
     "date_to": "s.effective_date <= date($date_to)",
+    # the agreement's law against the supplier's own country ($law_countries: law value -> country)
+    "foreign_law": "coalesce($law_countries[s.governing_law], s.governing_law) <> co.country",
+    "home_law": "coalesce($law_countries[s.governing_law], s.governing_law) = co.country",
 }
 AGREEMENT_KEYS = frozenset(AGREEMENT_CONDITIONS)
 
