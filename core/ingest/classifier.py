@@ -34,6 +34,7 @@ import numpy as np
 
 from core import gaps
 from core.taxonomy import OTHER, ClauseTypeDef, load_taxonomy
+from core.zh_script import to_simplified
 
 # Confidence below which a clause is listed for review in the dashboard (and does not meet a
 # requirement in a gap report: core.gaps holds the one definition).
@@ -222,7 +223,7 @@ class _Lexicon:
                 for ti, w in entry:
                     hits[(ti, w, prefix)] += 1
         if self.zh_re is not None and _CJK.search(text):
-            for m in self.zh_re.finditer(text):
+            for m in self.zh_re.finditer(to_simplified(text)):   # 終止 is 终止
                 term = m.group(0)
                 for ti, w in self.zh[term]:
                     hits[(ti, w, term)] += 1
@@ -268,7 +269,7 @@ class _ZhProfiles:
         self.norms = [math.sqrt(sum(self.idf[w] ** 2 for w in p)) or 1.0 for p in profiles]
 
     def scores(self, text: str) -> np.ndarray:
-        toks = set(_zh_tokens(text)) - _ZH_STOP
+        toks = set(_zh_tokens(to_simplified(text))) - _ZH_STOP
         out = np.zeros(len(self.profiles), dtype=np.float32)
         if not toks:
             return out
@@ -298,7 +299,7 @@ class KeywordClassifier:
         self._other = next((t.name for t in self.taxonomy if t.is_catch_all), OTHER)
 
     def classify(self, title: str, text: str) -> Classification:
-        blob = f"{title or ''}\n{text or ''}".lower()
+        blob = to_simplified(f"{title or ''}\n{text or ''}").lower()
         for name, keywords in self._rules:
             if any(k in blob for k in keywords):
                 return Classification(name, self.MATCH_CONFIDENCE, self.method, {name: 1.0})

@@ -40,6 +40,7 @@ from core.config import PROJECT_ROOT
 from core.errors import ClauseGraphError
 from core.ingest.classifier import clean_title
 from core.taxonomy import ClauseTypeDef, load_taxonomy
+from core.zh_script import to_simplified
 
 ARTIFACT_BASE = PROJECT_ROOT / "data" / "models" / "provisions"
 ARTIFACT_FORMAT = 2
@@ -282,7 +283,7 @@ class Lexicon:
                     for slot in self._stars.get(w[:L], ()):
                         counts[slot] += 1
         if self._zh_re is not None and _CJK_CHAR.search(text):
-            for m in self._zh_re.finditer(text):
+            for m in self._zh_re.finditer(to_simplified(text)):   # Traditional script read as Simplified
                 for slot in self._zh[m.group(0)]:
                     counts[slot] += 1
         return counts

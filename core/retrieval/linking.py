@@ -17,6 +17,7 @@ from rapidfuzz import fuzz
 
 from core.config import PROJECT_ROOT
 from core.graph.vocabulary import Vocabulary
+from core.zh_script import to_simplified
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
 LEGAL_SUFFIXES = {
@@ -44,7 +45,9 @@ SLA_ID = re.compile(r"\b[A-Z]{2,6}-\d{1,6}\b")
 
 
 def normalize(text: str) -> str:
-    text = unicodedata.normalize("NFKC", text)
+    """A question as the planner reads it: NFKC, straight quotes, single spaces, and Traditional
+    Chinese read as Simplified (the lexicon's and the taxonomy's script)."""
+    text = to_simplified(unicodedata.normalize("NFKC", text))
     text = text.replace("’", "'").replace("‘", "'").replace("“", '"').replace("”", '"')
     return re.sub(r"\s+", " ", text).strip()
 
@@ -173,9 +176,13 @@ def _build_company_index(vocab: Vocabulary) -> _CompanyIndex:
     for comp in vocab.companies:
         name = comp["name"]
         add(name, name, "exact")
+        if to_simplified(name) != name:   # questions are read in Simplified script (normalize)
+            add(to_simplified(name), name, "exact")
         for alias in comp.get("aliases") or []:
             if alias and not _generic(alias):
                 add(alias, name, f"alias '{alias}'")
+                if to_simplified(alias) != alias:
+                    add(to_simplified(alias), name, f"alias '{alias}'")
         core = core_name(name)
         if core != name and not _generic(core):
             add(core, name, f"name '{core}'")
@@ -390,6 +397,8 @@ def alias_map(vocab: Vocabulary, kind: str) -> dict[str, str]:
                     out[canon.lower()] = value
                     for s in syns:
                         out[s.lower()] = value
+    for phrase, value in list(out.items()):   # questions are read in Simplified script (normalize)
+        out.setdefault(to_simplified(phrase), value)
     out = {k: out[k] for k in sorted(out, key=len, reverse=True) if k}
     if len(_ALIAS_CACHE) > 32:
         _ALIAS_CACHE.clear()

@@ -244,6 +244,8 @@ def link_clause_types(question: str, by_meaning: bool = True) -> tuple[list[str]
                     named.append(word)
                     en_spans[tname] = hit.span()
     _keep_compound_heads(found, cjk_spans)
+    if not found:
+        found.update(_misspelt_types(q))
     # Chinese "<词>条款": match the words before 条款 against the types' Chinese keywords.
     for m in re.finditer(r"([\u4e00-\u9fff]{2,10})(条款|规定|条)", question):
         phrase = m.group(1)
@@ -304,6 +306,43 @@ def link_clause_types(question: str, by_meaning: bool = True) -> tuple[list[str]
                 found[tname] = f"meaning of '{topic}' ({sim:.2f})"
                 topic = None
     return list(found), found, topic
+
+
+@lru_cache(maxsize=1)
+def _type_spellings() -> dict[str, str]:
+    """Single English words of at least 6 letters that name one type (name or keyword words)."""
+    owners: dict[str, set[str]] = {}
+    for phrase, tname, weight in _type_phrases():
+        if weight < 0.8 or CJK.search(phrase):
+            continue
+        for w in re.findall(r"[a-z]{6,}", phrase):
+            owners.setdefault(w, set()).add(tname)
+    # a word several types share names the type it is the whole name of ("termination")
+    named = {t.lower(): t for ts in owners.values() for t in ts}
+    return {w: (next(iter(t)) if len(t) == 1 else named[w]) for w, t in owners.items() if len(t) == 1 or w in named}
+
+
+def _misspelt_types(q: str) -> dict[str, str]:
+    """"Which suppliers lack a termnation clause?": a word before "clause" one or two edits
+    from a word that names exactly one type (two only for long words), when nothing else named
+    a type. Only that position: elsewhere a near word is as likely a different word."""
+    from rapidfuzz.distance import DamerauLevenshtein
+
+    words = _type_spellings()
+    out: dict[str, str] = {}
+    for m in re.finditer(r"\b([a-z]{6,})\s+(?:clauses?|provisions?|sections?|terms)\b", q):
+        word = m.group(1)
+        if word in words:
+            continue
+        limit = 2 if len(word) >= 9 else 1
+        # a slip keeps the first letter ("viability" is another word, not "liability")
+        best = min((w for w in words if w[0] == word[0]), key=lambda w: (DamerauLevenshtein.distance(word, w), w),
+                   default=None)
+        if best is None:
+            continue
+        if DamerauLevenshtein.distance(word, best) <= limit:
+            out.setdefault(words[best], f"spelling '{word}' read as '{best}'")
+    return out
 
 
 def _keep_compound_heads(found: dict[str, str], spans: dict[str, tuple[int, int]]) -> None:

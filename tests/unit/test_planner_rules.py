@@ -432,3 +432,15 @@ def test_a_law_other_than_the_suppliers_own_is_a_condition_not_a_type():
     assert p.params.law_scope == "home" and not p.params.types, p.linked
     p = plan_question("Show the governing law clauses of contracts under foreign law.", vocab)
     assert p.params.types == ["Governing Law"] and p.params.law_scope == "foreign"
+
+
+def test_a_misspelt_type_word_before_clause_names_the_type():
+    for q, t in (("Which suppliers lack a termnation clause?", "Termination"),
+                 ("Which suppliers have no confidentality clause?", "Confidentiality"),
+                 ("Show the insurence provisions", "Insurance")):
+        p = plan_question(q, VOCAB)
+        assert p.params.types == [t], (q, p.linked)
+        assert "spelling" in p.linked["clause_types"][t]
+    # another word that is close to one (a different first letter) is not read as a slip
+    p = plan_question("Show the viability clauses", VOCAB)
+    assert "spelling" not in str(p.linked.get("clause_types"))
