@@ -1318,7 +1318,20 @@ def read_conditions(f: QuestionFacts, rest: str, vocab: Vocabulary) -> QuestionF
         if split:
             f.types = [split[0]]
             f.linked["subject"] = split[2]
+    if f.types and not f.named and not f.negated and EVERY_HAS.search(f.q):
+        # "do all our suppliers have a governing law clause?": yes unless some lack one, so
+        # the answer is the gap list (empty: every one has it)
+        f.negated = True
+        f.linked["negation"] = "asks whether every supplier has it: answered by those that lack it"
     return f
+
+
+EVERY_HAS = re.compile(
+    r"^\s*(?:do|does|have|has|are|is)\s+(?:all|every|each)\b|"
+    r"^\s*(?:do|does)\s+(?:\w+\s+){0,3}?(?:all|every|each)\s+(?:of\s+)?(?:our\s+|the\s+)?"
+    r"(?:suppliers?|vendors?|contracts?|agreements?|compan(?:y|ies)|providers?)\b|"
+    r"^\s*(?:do|are)\s+(?:all\s+)?(?:our\s+|the\s+)?(?:\w+\s+)?(?:suppliers|vendors|contracts|agreements|companies|providers)\s+all\b|"
+    r"是否(?:所有|每(?:个|家|份|一))|(?:所有|每(?:个|家|份|一))[\u4e00-\u9fff]{0,8}都(?:有|包含|规定|约定)[\u4e00-\u9fff]*吗", re.I)
 
 
 def _about_companies_text(q: str) -> bool:

@@ -444,3 +444,13 @@ def test_a_misspelt_type_word_before_clause_names_the_type():
     # another word that is close to one (a different first letter) is not read as a slip
     p = plan_question("Show the viability clauses", VOCAB)
     assert "spelling" not in str(p.linked.get("clause_types"))
+
+
+def test_whether_every_supplier_has_a_type_is_answered_by_those_that_lack_it():
+    for q in ("Do all our suppliers have a governing law clause?", "Does every contract include a termination clause?",
+              "Do our contracts all include a liability cap?", "所有供应商都有终止条款吗？", "是否每家供应商都有保密条款？"):
+        p = plan_question(q, VOCAB)
+        assert p.intent == Intent.GAP and len(p.params.types) == 1, (q, p.why)
+    p = plan_question("Do all of our German suppliers have a data protection clause?", VOCAB)
+    assert p.intent == Intent.GAP and p.params.countries == ["Germany"]
+    assert plan_question("Which suppliers have a termination clause?", VOCAB).intent == Intent.PRESENCE
