@@ -123,6 +123,8 @@ class PlanParams:
     spend_max: float | None = None
     spend_year: int | None = None
     law_scope: str | None = None      # "foreign" / "home": the agreement's law against the supplier's country
+    agreements_min: int | None = None  # suppliers with at least / at most this many agreements
+    agreements_max: int | None = None
     law_countries: dict[str, str] | None = None   # governing-law value -> its country (for law_scope)
     date_from: str | None = None      # ISO date
     date_to: str | None = None

@@ -487,3 +487,24 @@ def test_a_ranking_scopes_a_gap_question_to_its_top_suppliers(graph):
     assert {r["company"] for r in graph.read(ranked.cypher, ranked.params)} == {e.company for e in ranked.evidence}
     held = ask("Which of our top 2 suppliers have a confidentiality clause?", db=graph, log=False)
     assert held.plan.intent == "presence" and {e.company for e in held.evidence} == top2 - {e.company for e in ranked.evidence}
+
+
+def test_suppliers_by_how_many_agreements_and_a_rolling_date_window(graph):
+    import csv
+    import datetime as dt
+
+    rows = list(csv.DictReader((HELDOUT / "agreements.csv").open(encoding="utf-8")))
+    per_company: dict[str, int] = {}
+    for r in rows:
+        per_company[r["company"]] = per_company.get(r["company"], 0) + 1
+    several = ask("Which suppliers have more than one agreement?", db=graph, log=False)
+    assert set(several.evidence_companies) == {c for c, n in per_company.items() if n > 1} == {"Alpenkraft Datacenter AG"}
+    assert "co.n_agreements >= $agreements_min" in several.cypher and "with at least 2 agreements" in several.answer
+    single = ask("Which suppliers have only one contract?", db=graph, log=False)
+    assert set(single.evidence_companies) == {c for c, n in per_company.items() if n == 1}
+    # a window back from today, computed the same way from the corpus' own dates
+    start = dt.date.today().replace(year=dt.date.today().year - 3) if not (
+        dt.date.today().month == 2 and dt.date.today().day == 29) else dt.date(dt.date.today().year - 3, 2, 28)
+    recent = ask("Which suppliers signed agreements in the last three years?", db=graph, log=False)
+    assert recent.plan.params.date_from == start.isoformat()
+    assert set(recent.evidence_companies) == {r["company"] for r in rows if r["effective_date"] >= start.isoformat()}

@@ -161,6 +161,9 @@ def describe_filters(plan: Plan, of_agreements: bool = False) -> str:
     if p.law_scope:
         parts.append("governed by " + ("a law other than" if p.law_scope == "foreign" else "the law of")
                      + " the supplier's own country")
+    if p.agreements_min or p.agreements_max:
+        parts.append("with exactly one agreement" if p.agreements_max == 1 else
+                     f"with at least {p.agreements_min} agreements")
     if p.date_from and p.date_to:
         parts.append(f"{dated} {p.date_from} to {p.date_to}")
     elif p.date_from:
@@ -211,6 +214,8 @@ def describe_filters_zh(plan: Plan) -> str:
         parts.append("适用" + "/".join(p.governing_laws) + "法律")
     if p.law_scope:
         parts.append("适用供应商本国以外的法律" if p.law_scope == "foreign" else "适用供应商本国法律")
+    if p.agreements_min or p.agreements_max:
+        parts.append("只有一份协议" if p.agreements_max == 1 else f"至少有 {p.agreements_min} 份协议")
     if p.date_from:
         parts.append(f"{p.date_from}起生效")
     if p.date_to:

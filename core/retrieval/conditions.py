@@ -63,6 +63,46 @@ _RELATIVE = re.compile(r"\b(last|previous|this|current|next)\s+year\b|(去年|�
 _REL_OFFSET = {"last": -1, "previous": -1, "this": 0, "current": 0, "next": 1,
                "去年": -1, "今年": 0, "明年": 1, "前年": -2}
 _ZH_QUARTER = {"一": 1, "二": 2, "三": 3, "四": 4}
+# a rolling window back from today: "in the last two years", "over the past 6 months", "近两年",
+# "过去12个月" ("last year" alone is the calendar year, _RELATIVE)
+_ROLLING = re.compile(
+    r"\b(?:the\s+(?:last|past|previous)(?:\s+(\d{1,3}|[a-z]+(?:-[a-z]+)?))?|(?:last|past|previous)\s+(\d{1,3}|[a-z]+(?:-[a-z]+)?))"
+    r"\s+(years?|months?|weeks?|days?)\b"
+    r"|(?:近|过去|最近)\s*([一二两三四五六七八九十\d]{1,3})?\s*(年|个月|月|周|天)(?:内|以来|来)?", re.I)
+_COUNT_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+                "ten": 10, "eleven": 11, "twelve": 12, "eighteen": 18, "twenty-four": 24, "一": 1, "二": 2, "两": 2,
+                "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
+
+
+def _rolling_window(q: str, today: dt.date) -> DateCondition | None:
+    m = _ROLLING.search(q)
+    if not m:
+        return None
+    raw = m.group(1) or m.group(2) or m.group(4)
+    unit = (m.group(3) or m.group(5)).lower()
+    if raw is None:
+        n = 1
+    elif raw.isdigit():
+        n = int(raw)
+    elif raw.lower() in _COUNT_WORDS:
+        n = _COUNT_WORDS[raw.lower()]
+    else:
+        return None   # "the last payment term": not a number of years
+    if unit.startswith(("year", "年")):
+        start = _months_back(today, 12 * n)
+    elif unit.startswith(("month", "个月", "月")):
+        start = _months_back(today, n)
+    elif unit.startswith(("week", "周")):
+        start = today - dt.timedelta(weeks=n)
+    else:
+        start = today - dt.timedelta(days=n)
+    return DateCondition(start.isoformat(), today.isoformat(),
+                         f"'{m.group(0).strip()}': effective {start} to {today} (today)")
+
+
+def _months_back(day: dt.date, months: int) -> dt.date:
+    y, mo = divmod(day.year * 12 + day.month - 1 - months, 12)
+    return dt.date(y, mo + 1, min(day.day, _month_end(y, mo + 1).day))
 
 
 @dataclass
@@ -130,6 +170,9 @@ def parse_agreement_dates(q: str, today: dt.date | None = None) -> DateCondition
     if SPEND_NEAR.search(q) and not re.search(r"\b(sign\w*|effective|in force|start\w*|commenc\w*)\b|签|生效", q, re.I):
         return None   # "2024 spend of suppliers with agreements": the year is the spend's
     today = today or dt.date.today()
+    rolling = _rolling_window(q, today)
+    if rolling:
+        return rolling
     rel = _RELATIVE.search(q)
     if rel:
         word = (rel.group(1) or rel.group(2)).lower()
@@ -175,6 +218,36 @@ def _window(q: str) -> DateCondition | None:
     if m and not SPEND_NEAR.search(q):
         a, b = _points(m)[0]
         return DateCondition(a.isoformat(), b.isoformat(), f"{said(m)}: effective in {_label(a, b)}")
+    return None
+
+
+# --- how many agreements a supplier has ----------------------------------------------------
+
+_AGR = r"(?:agreements?|contracts?|slas?)"
+_AGREEMENT_COUNT = (
+    (re.compile(r"\b(?:more than|over)\s+(\d{1,2}|one|two|three|four|five)\s+(?:\w+\s+)?" + _AGR + r"\b", re.I), "gt"),
+    (re.compile(r"\bat least\s+(\d{1,2}|one|two|three|four|five)\s+(?:\w+\s+)?" + _AGR + r"\b", re.I), "ge"),
+    (re.compile(r"(?<!how )\b(several|multiple|many)\s+(?:\w+\s+)?(?:agreements|contracts|slas)\b", re.I), "several"),
+    (re.compile(r"\b(?:only|just)\s+(?:one|a single)\s+" + _AGR + r"\b|\ba single\s+" + _AGR + r"\b", re.I), "one"),
+    (re.compile(r"(多份|多个|两份以上|两份或以上|不止一份|一份以上)(?:合同|协议)"), "several"),
+    (re.compile(r"只有一份(?:合同|协议)|仅有一份(?:合同|协议)"), "one"),
+)
+
+
+def agreement_count(q: str) -> tuple[int | None, int | None, str] | None:
+    """(at least, at most, the words) when a question filters suppliers by how many agreements
+    they have: "more than one contract", "several agreements", "只有一份合同"."""
+    for pattern, kind in _AGREEMENT_COUNT:
+        m = pattern.search(q)
+        if not m:
+            continue
+        if kind == "several":
+            return 2, None, m.group(0)
+        if kind == "one":
+            return 1, 1, m.group(0)
+        word = m.group(1).lower()
+        n = int(word) if word.isdigit() else _COUNT_WORDS[word]
+        return (n + 1 if kind == "gt" else n), None, m.group(0)
     return None
 
 

@@ -578,6 +578,8 @@ class QuestionFacts:
     before: bool
     forced_mode: Mode | None = None
     law_scope: str | None = None             # "foreign" / "home": the agreement's law vs the supplier's country
+    agreements_min: int | None = None        # "suppliers with more than one contract": at least 2
+    agreements_max: int | None = None
     date_from: str | None = None             # the agreements' effective-date window (read_conditions)
     date_to: str | None = None
     categories: dict[str, str] = field(default_factory=dict)   # spend category -> the phrase that named it
@@ -607,7 +609,8 @@ class QuestionFacts:
     @property
     def has_filters(self) -> bool:
         return bool(self.countries or self.industries or self.cities or self.laws or self.spend_min is not None
-                    or self.spend_max is not None or self.date_from or self.date_to or self.law_scope)
+                    or self.spend_max is not None or self.date_from or self.date_to or self.law_scope
+                    or self.agreements_min or self.agreements_max)
 
     @property
     def quoted(self) -> list[str]:
@@ -988,6 +991,7 @@ def base_plan_params(f: QuestionFacts, vocab: Vocabulary) -> PlanParams:
         date_from=f.date_from, date_to=f.date_to, type_match=split_type_conjunction(f.q, f.types))
     if f.law_scope:
         params.law_scope, params.law_countries = f.law_scope, cond.law_countries(vocab.governing_laws)
+    params.agreements_min, params.agreements_max = f.agreements_min, f.agreements_max
     params.currency = vocab.base_currency
     if f.categories:
         params.spend_categories = list(f.categories)
@@ -1274,6 +1278,10 @@ def read_conditions(f: QuestionFacts, rest: str, vocab: Vocabulary) -> QuestionF
         f.law_scope = scope[0]
         f.linked["law_scope"] = {scope[0]: scope[1]}   # the words, masked when the meaning is read
     _law_words_are_no_type(f)
+    counted = cond.agreement_count(f.q)
+    if counted and not f.named:
+        f.agreements_min, f.agreements_max = counted[0], counted[1]
+        f.linked["agreement_count"] = {"at least" if counted[1] is None else "exactly": counted[2]}
     if not f.countries and not f.laws:
         for phrase, canon in cond.country_phrases().items():
             if canon not in vocab.countries and len(phrase) > 3 and contains_phrase_ci(rest, phrase):
@@ -1348,8 +1356,12 @@ def _type_by_meaning(f: QuestionFacts, rest: str) -> tuple[str | None, str]:
     if CJK.search(rest) or f.meaning_tried:
         return None, ""
     f.meaning_tried = True   # at most one question embedding for linking
-    masked = [ph for key in ("countries", "industries", "cities", "governing_law", "law_scope")
+    masked = [ph for key in ("countries", "industries", "cities", "governing_law", "law_scope", "agreement_count")
               for ph in (f.linked.get(key) or {}).values()]
+    # a period in the date condition ("in the past 6 months") reads like a warranty or notice
+    # period to the model, but describes no type
+    masked += [w for w in re.findall(r"'([^']+)'", f.linked.get("effective_date") or "")[:1]
+               if re.search(r"\b(?:years?|months?|weeks?|days?)\b", w, re.I)]
     # the whole question first; when its words mix two types too evenly to link ("what do we
     # get back when a supplier misses its uptime target"), what it asks for before "when"
     tname, _sim, why = cond.type_by_meaning_first([cond.meaning_text(rest, masked),

@@ -136,3 +136,35 @@ def test_seasons_and_working_relationships_are_agreement_dates():
     assert window("contracts signed in winter 2023") == ("2023-12-01", "2024-02-29")
     assert window("2022年秋季签的合同") == ("2022-09-01", "2022-11-30")
     assert window("Which suppliers have we been working with since before 2020?") == (None, "2019-12-31")
+
+
+def test_a_rolling_window_back_from_today():
+    today = dt.date(2026, 12, 4)
+    for q, start in (("Which contracts were signed in the last two years?", "2024-12-04"),
+                     ("agreements signed over the past 6 months", "2026-06-04"),
+                     ("contracts that started in the past year", "2025-12-04"),
+                     ("近两年签订的合同", "2024-12-04"), ("过去12个月生效的协议", "2025-12-04")):
+        d = cond.parse_agreement_dates(q, today)
+        assert (d.date_from, d.date_to) == (start, "2026-12-04"), q
+    # "last year" alone stays the calendar year; words that are no count are no window
+    assert cond.parse_agreement_dates("contracts signed last year", today).date_from == "2025-01-01"
+    assert cond.parse_agreement_dates("Which contracts were signed in the last payment cycle?", today) is None
+    # month ends: 31 May minus 3 months is 28/29 February
+    assert cond.parse_agreement_dates("agreements signed in the last 3 months", dt.date(2025, 5, 31)).date_from == "2025-02-28"
+
+
+def test_date_words_name_no_clause_type():
+    from core.retrieval.planner import plan_question
+    from tests.unit.test_planner_rules import VOCAB
+
+    p = plan_question("Which suppliers signed agreements in the past 6 months?", VOCAB)
+    assert not p.params.types and p.params.date_from and p.params.date_to == dt.date.today().isoformat(), p.linked
+
+
+def test_suppliers_filtered_by_how_many_agreements_they_have():
+    assert cond.agreement_count("Which suppliers have more than one agreement?")[:2] == (2, None)
+    assert cond.agreement_count("How many suppliers have at least 3 contracts?")[:2] == (3, None)
+    assert cond.agreement_count("suppliers with several contracts")[:2] == (2, None)
+    assert cond.agreement_count("哪些供应商有多份合同？")[:2] == (2, None)
+    assert cond.agreement_count("Which suppliers have only one contract?")[:2] == (1, 1)
+    assert cond.agreement_count("How many agreements does Kestrel have?") is None

@@ -20,6 +20,8 @@ COMPANY_CONDITIONS = {
     "countries": "co.country IN $countries",
     "industries": "co.industry IN $industries",
     "cities": "EXISTS { MATCH (co)-[:LOCATED_AT]->(a:Address) WHERE a.city IN $cities }",
+    "agreements_min": "co.n_agreements >= $agreements_min",
+    "agreements_max": "co.n_agreements <= $agreements_max",
 }
 AGREEMENT_CONDITIONS = {
     "sla_ids": "s.id IN $sla_ids",
