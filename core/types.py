@@ -123,6 +123,8 @@ class PlanParams:
     spend_max: float | None = None
     spend_year: int | None = None
     law_scope: str | None = None      # "foreign" / "home": the agreement's law against the supplier's country
+    spend_change: str | None = None   # "up" / "down": spend in spend_year against spend_from_year
+    spend_from_year: int | None = None
     agreements_min: int | None = None  # suppliers with at least / at most this many agreements
     agreements_max: int | None = None
     law_countries: dict[str, str] | None = None   # governing-law value -> its country (for law_scope)

@@ -160,3 +160,15 @@ def test_agreements_under_a_law_other_than_the_suppliers_own(spend_graph):
     assert set(home.evidence_companies) == {"Acme Cloud GmbH"}, home.answer
     gap = ask("Which suppliers with foreign-law contracts lack a termination clause?", db=db, log=False)
     assert gap.plan.intent == "gap" and set(gap.evidence_companies) == {"Cedar Health Ltd"}, gap.answer
+
+
+def test_suppliers_whose_spend_went_up_or_down(spend_graph):
+    """Acme is the one supplier with spend in both years (2023: 300,000, 2024: 630,000)."""
+    db, _ = spend_graph
+    up = ask("Which suppliers did we spend more with in 2024 than in 2023?", db=db, log=False)
+    assert set(up.evidence_companies) == {"Acme Cloud GmbH"}, up.answer
+    assert "2023: 300,000 EUR → 2024: 630,000 EUR" in up.answer and "co[$spend_from_key]" in up.cypher
+    down = ask("Whose spend decreased in 2024?", db=db, log=False)
+    assert down.plan.params.spend_change == "down" and not down.evidence, down.answer
+    rows = db.read(up.cypher, up.params)
+    assert [r["company"] for r in rows] == ["Acme Cloud GmbH"]

@@ -164,6 +164,9 @@ def describe_filters(plan: Plan, of_agreements: bool = False) -> str:
     if p.agreements_min or p.agreements_max:
         parts.append("with exactly one agreement" if p.agreements_max == 1 else
                      f"with at least {p.agreements_min} agreements")
+    if p.spend_change:
+        parts.append(f"whose {p.spend_year} spend is {'above' if p.spend_change == 'up' else 'below'} "
+                     f"their {p.spend_from_year} spend")
     if p.date_from and p.date_to:
         parts.append(f"{dated} {p.date_from} to {p.date_to}")
     elif p.date_from:
@@ -216,6 +219,8 @@ def describe_filters_zh(plan: Plan) -> str:
         parts.append("适用供应商本国以外的法律" if p.law_scope == "foreign" else "适用供应商本国法律")
     if p.agreements_min or p.agreements_max:
         parts.append("只有一份协议" if p.agreements_max == 1 else f"至少有 {p.agreements_min} 份协议")
+    if p.spend_change:
+        parts.append(f"{p.spend_year}年支出{'高于' if p.spend_change == 'up' else '低于'}{p.spend_from_year}年")
     if p.date_from:
         parts.append(f"{p.date_from}起生效")
     if p.date_to:
@@ -323,6 +328,9 @@ def _compose(plan: Plan, rows: list[dict], evidence: list[Evidence]) -> str:
             r = by_company.get(e.company) or {}
             spend_word, missing_word = ("支出", "缺少") if lang == "zh" else ("spend", "missing")
             extra = f"{spend_word} {_amount(r.get('spend'), p.currency)}" if r.get("spend") is not None else ""
+            if r.get("spend_before") is not None and p.spend_from_year:   # a change between two years
+                extra = (f"{spend_word} {p.spend_from_year}: {_amount(r['spend_before'], p.currency)} → "
+                         f"{p.spend_year}: {_amount(r.get('spend'), p.currency)}")
             if intent == Intent.GAP and len(types) > 1 and r.get("missing"):
                 extra = (extra + "; " if extra else "") + f"{missing_word} " + _join(
                     [_type_label(t, lang) for t in r["missing"]], lang if lang == "zh" else "list")

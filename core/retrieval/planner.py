@@ -85,6 +85,12 @@ SPEND_WORDS = re.compile(r"\b(spend|spending|spent|expenditure|outlay|paid|(?<!m
 # "what did Kaldera cost us in 2025": what we paid, in the past or for a year (what a breach
 # "would cost us" is a question about the contract)
 COST_US = re.compile(r"\b(?:did|has|have)\b.{0,60}\bcost\s+us\b|\bcost(?:s|ed)?\s+us\b.{0,40}(?<!\d)(?:19|20)\d{2}(?!\d)", re.I)
+# spend that went up or down between two years: "whose spend grew", "did we spend more with in 2024
+# than in 2023", "支出下降的供应商"
+SPEND_UP = re.compile(r"\b(?:increas\w*|gr[eo]w\w*|rose|risen|ris(?:e|es|ing)|went up|gone up|jump\w*|higher)\b|"
+                      r"\b(?:spend|spent|pay|paid)\s+more\b|\bmore\s+than\s+(?:in|during)\s+(?:19|20)\d{2}\b|增长|增加|上升|提高|上涨", re.I)
+SPEND_DOWN = re.compile(r"\b(?:decreas\w*|declin\w*|fell|fallen|fall(?:s|ing)?|dropp?\w*|went down|gone down|shr[aiu]nk\w*|"
+                        r"lower|reduc\w*)\b|\b(?:spend|spent|pay|paid)\s+less\b|下降|减少|降低|下滑", re.I)
 HOW_MUCH = re.compile(r"\bhow much\b|多少|几何", re.I)
 NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
                 "ten": 10, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9,
@@ -578,6 +584,8 @@ class QuestionFacts:
     before: bool
     forced_mode: Mode | None = None
     law_scope: str | None = None             # "foreign" / "home": the agreement's law vs the supplier's country
+    spend_change: str | None = None          # "up" / "down": the spend year against the year before it
+    spend_from_year: int | None = None
     agreements_min: int | None = None        # "suppliers with more than one contract": at least 2
     agreements_max: int | None = None
     date_from: str | None = None             # the agreements' effective-date window (read_conditions)
@@ -610,7 +618,7 @@ class QuestionFacts:
     def has_filters(self) -> bool:
         return bool(self.countries or self.industries or self.cities or self.laws or self.spend_min is not None
                     or self.spend_max is not None or self.date_from or self.date_to or self.law_scope
-                    or self.agreements_min or self.agreements_max)
+                    or self.agreements_min or self.agreements_max or self.spend_change)
 
     @property
     def quoted(self) -> list[str]:
@@ -700,7 +708,31 @@ def extract_facts(question: str, vocab: Vocabulary, forced_mode: str | None = No
         forced_mode=Mode(forced_mode) if forced_mode else None, categories=spend.categories, asks_spend=spend.asks,
         top=spend.top, group_by=spend.group_by, top_named=spend.top_named,
         asked_of_document=_asked_of_document(rest) if how_c else None)
+    _read_spend_change(facts, vocab)
     return read_conditions(facts, rest, vocab)
+
+
+def _read_spend_change(f: QuestionFacts, vocab: Vocabulary) -> None:
+    """"Which suppliers did we spend more with in 2024 than in 2023?", "whose spend fell?": the
+    later year's spend against the earlier one's (the two years named, the year named and the
+    one before it, or the latest two); a comparison, so no sum and no threshold."""
+    if not f.asks_spend or f.types or f.named:
+        return
+    up, down = SPEND_UP.search(f.q), SPEND_DOWN.search(f.q)
+    if bool(up) == bool(down):
+        return
+    years = sorted(vocab.spend_years)
+    named = sorted(y for y in f.years if y in years)
+    if len(named) >= 2:
+        a, b = named[0], named[-1]
+    else:
+        b = named[0] if named else (years[-1] if years else None)
+        a = max((y for y in years if b is not None and y < b), default=None)
+    if a is None or b is None:
+        return
+    f.spend_change, f.spend_from_year, f.year = ("up" if up else "down"), a, b
+    f.summing = False
+    f.linked["spend_change"] = {f"{b} vs {a}": (up or down).group(0)}
 
 
 EXCLUDING_BEFORE = re.compile(r"(?:outside(?:\s+of)?|non-?|not\s+(?:in|from|based\s+in|located\s+in)|excluding|except(?:\s+for)?|"
@@ -992,6 +1024,8 @@ def base_plan_params(f: QuestionFacts, vocab: Vocabulary) -> PlanParams:
     if f.law_scope:
         params.law_scope, params.law_countries = f.law_scope, cond.law_countries(vocab.governing_laws)
     params.agreements_min, params.agreements_max = f.agreements_min, f.agreements_max
+    if f.spend_change:
+        params.spend_change, params.spend_from_year = f.spend_change, f.spend_from_year
     params.currency = vocab.base_currency
     if f.categories:
         params.spend_categories = list(f.categories)
@@ -1053,7 +1087,7 @@ def _aggregate_over_companies(f: QuestionFacts) -> bool:
     the filters ("which contracts are governed by Italian law": no topic to search for)."""
     text_query = f.text_query
     lists = f.wants_companies or (bool(LISTS_AGREEMENTS.search(f.q)) and not f.topic and not f.wording)
-    return (f.has_filters and (f.counting or f.summing or lists or not text_query)) or \
+    return bool(f.spend_change) or (f.has_filters and (f.counting or f.summing or lists or not text_query)) or \
         ((f.counting or f.summing) and not text_query) or (f.summing and bool(ALL_WORDS.search(f.q)))
 
 

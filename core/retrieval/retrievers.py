@@ -46,7 +46,7 @@ class Retrieval:
 
 FILTER_KEYS = ("companies", "sla_ids", "types", "countries", "industries", "cities", "governing_laws",
                "spend_min", "spend_max", "date_from", "date_to", "require_spend", "spend_categories", "top",
-               "foreign_law", "home_law", "agreements_min", "agreements_max")
+               "foreign_law", "home_law", "agreements_min", "agreements_max", "spend_up", "spend_down")
 
 
 def base_params(plan: Plan) -> dict[str, Any]:
@@ -65,6 +65,8 @@ def base_params(plan: Plan) -> dict[str, Any]:
         "foreign_law": p.law_scope == "foreign", "home_law": p.law_scope == "home",
         "law_countries": dict(p.law_countries or {}),
         "agreements_min": p.agreements_min, "agreements_max": p.agreements_max,
+        "spend_up": p.spend_change == "up", "spend_down": p.spend_change == "down",
+        "spend_from_key": f"spend_{int(p.spend_from_year)}" if p.spend_from_year else None,
         "require_spend": bool(p.require_spend), "spend_categories": list(p.spend_categories or []),
         "year": int(year) if year else None,
         "review_threshold": gaps.REVIEW_THRESHOLD,   # read only by templates that test it

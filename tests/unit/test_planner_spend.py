@@ -191,3 +191,21 @@ def test_what_a_supplier_cost_us_is_our_spend():
     # what something in the contract would cost is a question about the contract
     assert plan_question("What would early termination cost us?", VOCAB).intent not in (
         Intent.SUM_SPEND, Intent.SPEND_HISTORY)
+
+
+@pytest.mark.parametrize("question, change, years", [
+    ("Which suppliers did we spend more with in 2024 than in 2023?", "up", (2023, 2024)),
+    ("Whose spend increased?", "up", (2023, 2024)),
+    ("Which suppliers saw their spend decline in 2024?", "down", (2023, 2024)),
+    ("支出下降的供应商有哪些？", "down", (2023, 2024)),
+])
+def test_spend_that_went_up_or_down_between_two_years(question, change, years):
+    plan = plan_question(question, VOCAB)
+    assert plan.intent == Intent.COMPANIES, plan.why
+    assert (plan.params.spend_change, plan.params.spend_from_year, plan.params.spend_year) == (change, *years)
+
+
+def test_a_spend_change_is_no_sum_and_no_clause_question():
+    assert plan_question("How many suppliers had higher spend in 2024 than 2023?", VOCAB).intent == Intent.COUNT
+    p = plan_question("Which suppliers limit liability to fees paid in the previous 12 months?", VOCAB)
+    assert p.params.spend_change is None and p.params.types == ["Liability"]

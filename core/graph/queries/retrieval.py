@@ -22,6 +22,9 @@ COMPANY_CONDITIONS = {
     "cities": "EXISTS { MATCH (co)-[:LOCATED_AT]->(a:Address) WHERE a.city IN $cities }",
     "agreements_min": "co.n_agreements >= $agreements_min",
     "agreements_max": "co.n_agreements <= $agreements_max",
+    # the asked year's spend against an earlier year's ($spend_key, $spend_from_key: spend_<year>)
+    "spend_up": "co[$spend_from_key] IS NOT NULL AND co[$spend_key] > co[$spend_from_key]",
+    "spend_down": "co[$spend_from_key] IS NOT NULL AND co[$spend_key] < co[$spend_from_key]",
 }
 AGREEMENT_CONDITIONS = {
     "sla_ids": "s.id IN $sla_ids",
@@ -334,7 +337,8 @@ def companies(active, spend="spend_latest") -> str:
     conds = company_conditions(active, spend) + agreement_exists(active)
     return f"""MATCH (co:Company)
 {where(conds)}
-RETURN co.name AS company, co.country AS country, co.industry AS industry, co[$spend_key] AS spend
+RETURN co.name AS company, co.country AS country, co.industry AS industry, co[$spend_key] AS spend{
+    ", co[$spend_from_key] AS spend_before" if {"spend_up", "spend_down"} & set(active) else ""}
 ORDER BY spend DESC, company
 LIMIT $limit""".replace("\n\n", "\n")
 
