@@ -87,10 +87,13 @@ SPEND_WORDS = re.compile(r"\b(spend|spending|spent|expenditure|outlay|paid|(?<!m
 COST_US = re.compile(r"\b(?:did|has|have)\b.{0,60}\bcost\s+us\b|\bcost(?:s|ed)?\s+us\b.{0,40}(?<!\d)(?:19|20)\d{2}(?!\d)", re.I)
 # spend that went up or down between two years: "whose spend grew", "did we spend more with in 2024
 # than in 2023", "支出下降的供应商"
-SPEND_UP = re.compile(r"\b(?:increas\w*|gr[eo]w\w*|rose|risen|ris(?:e|es|ing)|went up|gone up|jump\w*|higher)\b|"
-                      r"\b(?:spend|spent|pay|paid)\s+more\b|\bmore\s+than\s+(?:in|during)\s+(?:19|20)\d{2}\b|增长|增加|上升|提高|上涨", re.I)
+_NOT_AN_AMOUNT = r"(?!\s+than\s+(?:[€$£¥]|eur\b|usd\b)?\s*\d)"   # "spent less than 200k" is a threshold
+SPEND_UP = re.compile(r"\b(?:increas\w*|gr[eo]w\w*|rose|risen|ris(?:e|es|ing)|went up|gone up|jump\w*|higher)\b" + _NOT_AN_AMOUNT +
+                      r"|\b(?:spend|spent|pay|paid)\s+more\b" + _NOT_AN_AMOUNT +
+                      r"|\bmore\s+than\s+(?:in|during)\s+(?:19|20)\d{2}\b|增长|增加|上升|提高|上涨", re.I)
 SPEND_DOWN = re.compile(r"\b(?:decreas\w*|declin\w*|fell|fallen|fall(?:s|ing)?|dropp?\w*|went down|gone down|shr[aiu]nk\w*|"
-                        r"lower|reduc\w*)\b|\b(?:spend|spent|pay|paid)\s+less\b|下降|减少|降低|下滑", re.I)
+                        r"lower|reduc\w*)\b" + _NOT_AN_AMOUNT + r"|\b(?:spend|spent|pay|paid)\s+less\b" + _NOT_AN_AMOUNT +
+                        r"|下降|减少|降低|下滑", re.I)
 HOW_MUCH = re.compile(r"\bhow much\b|多少|几何", re.I)
 NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
                 "ten": 10, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9,

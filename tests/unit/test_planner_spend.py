@@ -209,3 +209,10 @@ def test_a_spend_change_is_no_sum_and_no_clause_question():
     assert plan_question("How many suppliers had higher spend in 2024 than 2023?", VOCAB).intent == Intent.COUNT
     p = plan_question("Which suppliers limit liability to fees paid in the previous 12 months?", VOCAB)
     assert p.params.spend_change is None and p.params.types == ["Liability"]
+
+
+def test_more_or_less_than_an_amount_is_a_threshold_not_a_change():
+    for q in ("Who are the suppliers we spent less than 200k with in 2024?", "Which suppliers did we pay more than €500,000?",
+              "Which suppliers have spend higher than 100k?"):
+        p = plan_question(q, VOCAB)
+        assert p.params.spend_change is None and (p.params.spend_min or p.params.spend_max), (q, p.linked)
