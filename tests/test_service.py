@@ -508,3 +508,13 @@ def test_suppliers_by_how_many_agreements_and_a_rolling_date_window(graph):
     recent = ask("Which suppliers signed agreements in the last three years?", db=graph, log=False)
     assert recent.plan.params.date_from == start.isoformat()
     assert set(recent.evidence_companies) == {r["company"] for r in rows if r["effective_date"] >= start.isoformat()}
+
+
+def test_which_types_a_named_supplier_is_missing(graph):
+    key = json.loads((HELDOUT / "expected.json").read_text(encoding="utf-8"))
+    has = {c["type"] for c in key["AGR-07"]}              # Kestrel's one agreement
+    r = ask("What types of clauses are missing from Kestrel's contract?", db=graph, log=False)
+    assert r.plan.intent == "gap" and r.evidence_companies == ["Kestrel Fintech Pte. Ltd."], r.answer
+    missing = next(row["missing"] for row in r.rows if row["company"] == "Kestrel Fintech Pte. Ltd.")
+    assert {"Liability", "Confidentiality", "Maintenance"} <= set(missing), missing
+    assert not (has - {"Other"}) & set(missing), missing   # no type its clauses are keyed with

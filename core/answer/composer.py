@@ -490,6 +490,9 @@ def _lead(text: str | None, limit: int = 240) -> str:
     return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0] + " …"
 
 
+MANY_TYPES = 5   # more asked types than an answer's first line names one by one
+
+
 def _subject(plan: Plan, tname: str, scope: str, lang: str) -> str:
     intent = plan.intent
     gap = intent == Intent.GAP if plan.params.gap is None else plan.params.gap
@@ -499,12 +502,16 @@ def _subject(plan: Plan, tname: str, scope: str, lang: str) -> str:
     if lang == "zh":
         if intent == Intent.NO_AGREEMENT:
             return "没有任何协议的公司"
+        if gap and len(plan.params.types or []) > MANY_TYPES:
+            return f"{scope.removesuffix('供应商')}缺少所查 {len(plan.params.types)} 类条款中任一类的供应商"
         if tname:
             held = f"有{have}条款但" if have else ""
             return f"{scope.removesuffix('供应商')}{held}{'缺少' if gap else '有'}{tname}条款的供应商"
         return scope if scope != "供应商" else "符合条件的供应商"
     if intent == Intent.NO_AGREEMENT:
         return f"{scope.replace('suppliers', 'companies', 1)} without any agreement"
+    if gap and len(plan.params.types or []) > MANY_TYPES:   # "which types are missing from X's contract?"
+        return f"{scope} lacking any of the {len(plan.params.types)} clause types checked"
     if tname:
         verb = "lacking" if gap else "with"
         if len(plan.params.types or []) > 1 and gap:

@@ -587,6 +587,7 @@ class QuestionFacts:
     before: bool
     forced_mode: Mode | None = None
     law_scope: str | None = None             # "foreign" / "home": the agreement's law vs the supplier's country
+    any_gap: bool = False                    # a gap in any of the types (a gap report), not in all of them
     spend_change: str | None = None          # "up" / "down": the spend year against the year before it
     spend_from_year: int | None = None
     agreements_min: int | None = None        # "suppliers with more than one contract": at least 2
@@ -1027,6 +1028,8 @@ def base_plan_params(f: QuestionFacts, vocab: Vocabulary) -> PlanParams:
     if f.law_scope:
         params.law_scope, params.law_countries = f.law_scope, cond.law_countries(vocab.governing_laws)
     params.agreements_min, params.agreements_max = f.agreements_min, f.agreements_max
+    if f.any_gap:
+        params.type_match = "any"
     if f.spend_change:
         params.spend_change, params.spend_from_year = f.spend_change, f.spend_from_year
     params.currency = vocab.base_currency
@@ -1363,6 +1366,14 @@ def read_conditions(f: QuestionFacts, rest: str, vocab: Vocabulary) -> QuestionF
         if split:
             f.types = [split[0]]
             f.linked["subject"] = split[2]
+    if f.types and not f.negated and GAP_REPORT.search(f.q):
+        # "a gap report for termination and liability": who lacks any of them, as the report does
+        f.negated, f.any_gap = True, True
+        f.linked["negation"] = "asks for gaps: the suppliers lacking any of the types"
+    if f.named and not f.types and f.negated and ASKS_TYPES.search(f.q):
+        # "what types of clauses are missing from Infosphere's contract?": every type, checked
+        f.types, f.any_gap = [t for t in vocab.clause_types if t != "Other"], True
+        f.linked["clause_types"] = {t: "every type (asked which are missing)" for t in f.types}
     if f.types and not f.named and not f.negated and EVERY_HAS.search(f.q):
         # "do all our suppliers have a governing law clause?": yes unless some lack one, so
         # the answer is the gap list (empty: every one has it)
@@ -1371,6 +1382,9 @@ def read_conditions(f: QuestionFacts, rest: str, vocab: Vocabulary) -> QuestionF
     return f
 
 
+GAP_REPORT = re.compile(r"\bgap\s+(?:report|analysis|check|list)\b|\bcompliance\s+gaps?\b|缺口报告|合规缺口|差距分析", re.I)
+ASKS_TYPES = re.compile(r"\b(?:types?|kinds?|sorts?)\s+of\s+(?:clauses?|provisions?)\b|\bclause\s+types?\b|"
+                        r"\b(?:which|what)\s+(?:clauses|provisions)\b|哪些条款|什么条款|哪些类型|哪类条款|条款类型", re.I)
 EVERY_HAS = re.compile(
     r"^\s*(?:do|does|have|has|are|is)\s+(?:all|every|each)\b|"
     r"^\s*(?:do|does)\s+(?:\w+\s+){0,3}?(?:all|every|each)\s+(?:of\s+)?(?:our\s+|the\s+)?"

@@ -454,3 +454,14 @@ def test_whether_every_supplier_has_a_type_is_answered_by_those_that_lack_it():
     p = plan_question("Do all of our German suppliers have a data protection clause?", VOCAB)
     assert p.intent == Intent.GAP and p.params.countries == ["Germany"]
     assert plan_question("Which suppliers have a termination clause?", VOCAB).intent == Intent.PRESENCE
+
+
+def test_a_gap_report_asks_for_suppliers_lacking_any_of_the_types():
+    p = plan_question("Give me a gap report for termination and liability.", VOCAB)
+    assert p.intent == Intent.GAP and p.params.type_match == "any" and set(p.params.types) == {"Termination", "Liability"}
+
+
+def test_which_types_a_named_supplier_is_missing_checks_every_type():
+    p = plan_question("What types of clauses are missing from Kestrel's contract?", VOCAB)
+    assert p.intent == Intent.GAP and p.params.companies == ["Kestrel Logistics GmbH"]
+    assert set(p.params.types) == set(VOCAB.clause_types) - {"Other"} and p.params.type_match == "any"
