@@ -447,8 +447,11 @@ def match_values(question: str, mapping: dict[str, str], guard_clause_words: boo
             after = question.lower()[m.end():m.end() + 12]
             if guard_clause_words and re.match(r"\s*(clauses?|provisions?|条款)", after):
                 continue
-            if phrase in {"us", "it", "uk"} and question[m.start():m.end()] != phrase.upper():
-                continue  # "us"/"it" as ordinary words, only upper-case abbreviations count
+            if phrase in {"us", "it"} and question[m.start():m.end()] != phrase.upper() and not re.match(
+                    r"\s+(?:-?based\s+)?(?:(?!(?:all|the|our|any|every|some|those|these|of|with|for)\b)[a-z]+\s+)?"
+                    r"(?:suppliers?|vendors?|compan(?:y|ies)|firms?|providers?|partners?)\b",
+                    ql[m.end():m.end() + 40]):
+                continue  # "us"/"it" as ordinary words: upper case, or lower case before "suppliers"
             if len(phrase) <= 3 and re.match(r"-(?!(?:based|headquartered|located|registered|owned)\b)[a-z]", after):
                 continue  # part of a compound name ("IT-Grundschutz"), not the abbreviation
             found.setdefault(mapping[phrase], phrase)

@@ -644,9 +644,30 @@ class QuestionFacts:
             or _semantic_text(q, filter_phrases) or _residual_topic(q)
 
 
+# a greeting, a lead-in or thanks around the question ("Hi, could you tell me does X ...? Thanks!"):
+# the rules read the question itself (a yes/no question starts with its verb)
+LEAD_IN = re.compile(
+    r"^(?:(?:(?:hi|hello|hey)(?:\s+(?:team|all|there|everyone|folks))?|dear\s+\w+|good\s+(?:morning|afternoon|evening))\b[\s,!.:;-]*)?"
+    r"(?:(?:a\s+|one\s+)?(?:quick|short|simple)?\s*question\s*[:,-]\s*)?"
+    r"(?:(?:could|can|would)\s+you\s+(?:please\s+)?(?:tell|let)\s+me\s+(?:know\s+)?(?:whether\s+|if\s+)?|"
+    r"i(?:'d| would)\s+like\s+to\s+know\s+(?:whether\s+|if\s+)?|i\s+(?:want|need)\s+to\s+know\s+(?:whether\s+|if\s+)?|"
+    r"(?:please\s+)?tell\s+me\s+(?:whether\s+|if\s+)?(?=(?:do|does|did|is|are|has|have|can|which|what|who|how)\b))?", re.I)
+LEAD_IN_ZH = re.compile(r"^(?:你好|您好)?[，,！!\s]*(?:请问|麻烦问一下|想问一下|问一下)?[，,：:\s]*")
+THANKS = re.compile(r"[\s,.;!-]*\b(?:thanks(?:\s+a\s+lot)?|thank\s+you|thx|cheers|many\s+thanks)\b[\s!.]*$|[，,\s]*(?:谢谢|多谢)[！!。]*$", re.I)
+
+
+def without_pleasantries(q: str) -> str:
+    """The question without a greeting, a lead-in ("could you tell me", "quick question:") or
+    thanks around it; the question itself when nothing is left."""
+    core = THANKS.sub("", LEAD_IN_ZH.sub("", LEAD_IN.sub("", q, count=1), count=1)).strip()
+    if not core:
+        return q
+    return core[0].upper() + core[1:] if core != q and core[0].islower() else core
+
+
 def extract_facts(question: str, vocab: Vocabulary, forced_mode: str | None = None) -> QuestionFacts:
     """Read the question alone: linked names and values, numbers, and the words that route it."""
-    q = normalize(question)
+    q = without_pleasantries(normalize(question))
     how_c, company_spans = link_company_spans(q, vocab)
     # a company's own words ("Belmira Payments SA", "Deutsche Health GmbH") name no type or filter
     rest = mask_spans(q, company_spans) if company_spans else q

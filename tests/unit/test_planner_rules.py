@@ -465,3 +465,31 @@ def test_which_types_a_named_supplier_is_missing_checks_every_type():
     p = plan_question("What types of clauses are missing from Kestrel's contract?", VOCAB)
     assert p.intent == Intent.GAP and p.params.companies == ["Kestrel Logistics GmbH"]
     assert set(p.params.types) == set(VOCAB.clause_types) - {"Other"} and p.params.type_match == "any"
+
+
+def test_greetings_lead_ins_and_thanks_do_not_change_the_plan():
+    from core.retrieval.planner import without_pleasantries
+
+    assert without_pleasantries("Hi, could you tell me does Kestrel have a liability clause? Thanks!") == \
+        "Does Kestrel have a liability clause?"
+    assert without_pleasantries("你好，请问哪些供应商缺少终止条款？谢谢") == "哪些供应商缺少终止条款？"
+    assert without_pleasantries("Tell me about the termination clause of Kestrel.") == \
+        "Tell me about the termination clause of Kestrel."
+    for plain in ("Does Kestrel's agreement contain a termination clause?", "Which suppliers lack a termination clause?",
+                  "List our logistics vendors."):
+        want = plan_question(plain, VOCAB)
+        for dressed in (f"Hi, {plain}", f"Quick question: {plain}", f"{plain} Thanks!",
+                        "Could you tell me " + plain[0].lower() + plain[1:]):
+            got = plan_question(dressed, VOCAB)
+            assert (got.intent, got.params.types, got.params.companies) == \
+                (want.intent, want.params.types, want.params.companies), dressed
+
+
+def test_lower_case_us_and_uk_before_suppliers_are_countries():
+    vocab = two_suppliers(companies=[
+        {"name": "Acme Inc.", "aliases": [], "country": "United States", "industry": "Technology", "cities": []},
+        {"name": "Brit Ltd", "aliases": [], "country": "United Kingdom", "industry": "Technology", "cities": []}])
+    assert plan_question("list the us technology vendors lacking a termination clause", vocab).params.countries == \
+        ["United States"]
+    assert plan_question("which uk suppliers lack a termination clause", vocab).params.countries == ["United Kingdom"]
+    assert not plan_question("send us all suppliers lacking a termination clause", vocab).params.countries
