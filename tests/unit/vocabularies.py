@@ -19,3 +19,25 @@ def two_suppliers(**overrides) -> Vocabulary:
                   spend_years=[2023, 2024])
     fields.update(overrides)
     return Vocabulary(**fields)
+
+
+def corpus_vocabulary(root) -> Vocabulary:
+    """The vocabulary a corpus folder would give once ingested, read from its CSV files (the
+    planner tests run without a database)."""
+    import csv
+    from pathlib import Path
+
+    from core.taxonomy import load_taxonomy
+
+    root = Path(root)
+    read = lambda name: list(csv.DictReader((root / name).open(encoding="utf-8")))  # noqa: E731
+    cities: dict[str, list[str]] = {}
+    for r in read("addresses.csv"):
+        cities.setdefault(r["company"], []).append(r["city"])
+    companies = [{"name": r["name"], "aliases": [a for a in (r.get("aliases") or "").split("|") if a],
+                  "country": r["country"], "industry": r["industry"], "cities": cities.get(r["name"], [])}
+                 for r in read("companies.csv")]
+    agreements = [{"id": r["sla_id"], "company": r["company"], "governing_law": r["governing_law"],
+                   "service_name": r.get("service_name")} for r in read("agreements.csv")]
+    return Vocabulary(companies=companies, agreements=agreements, clause_types=[t.name for t in load_taxonomy()],
+                      spend_years=sorted({int(r["year"]) for r in read("spend.csv")}))
