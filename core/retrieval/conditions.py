@@ -393,7 +393,8 @@ MEANING_CLEAR_MARGIN = 0.12
 _SCAFFOLD = re.compile(
     r"\b(what|which|who|whom|how(?!\s+(?:\w+ly|fast|soon|long|often|much|many)\b)|when|where|does|do|did|is|are|was|the|a|an|our|we|us|their|its|his|her|in|of|with|"
     r"for|to|on|at|by|from|this|that|these|those|contract|contracts|agreement|agreements|sla|slas|clause|clauses|"
-    r"section|sections|provision|provisions|supplier|suppliers|vendor|vendors|company|companies|say|says|said|"
+    r"section|sections|provision|provisions|supplier|suppliers|vendor|vendors|company|companies|provider|providers|"
+    r"firm|firms|partner|partners|counterpart(?:y|ies)|say|says|said|"
     r"tell|me|show|give|list|there|anything|any|about|regarding|have|has|had|can|could|would|should|will|shall|may|"
     r"'s|s|it|they|them|you|i|need|want|please|happens?|under|across|all|every|each|compare|handles?|handled|"
     r"deals?|dealt|treats?|covers?|covered|arrange\w*|terms?|them|those|one|ones|nothing|never|no|not|don't|"

@@ -247,8 +247,14 @@ def link_clause_types(question: str, by_meaning: bool = True) -> tuple[list[str]
             hit = re.search(r"(?<![a-z])" + stem + r"(?![a-z])", q)
             # one word names one type: the longest, strongest phrase that matched it
             if hit and not any(a <= hit.start() and hit.end() <= b for a, b in en_spans.values()):
-                # body keywords count only when they describe a clause, not a company or a topic
-                if weight >= 1.0 or re.search(r"(?<![a-z])" + stem + r"(?![a-z])[\w\s-]{0,25}\b(clauses?|provisions?|sections?|terms)\b", q):
+                # body keywords count only when they describe a clause, not a company or a topic,
+                # and not a clause another type already names ("outside Europe lack a force majeure
+                # clause": "euro*" is no Payment clause)
+                described = re.search(r"(?<![a-z])" + stem + r"(?![a-z])[\w\s-]{0,25}\b(clauses?|provisions?|sections?|terms)\b",
+                                      q[hit.start():]) if hit else None
+                if described and any(hit.end() <= a < hit.start() + described.start(1) for a, _b in en_spans.values()):
+                    described = None
+                if weight >= 1.0 or described:
                     found[tname] = f"{'name' if weight >= 1.0 else 'keyword'} '{word}'"
                     named.append(word)
                     en_spans[tname] = hit.span()

@@ -493,3 +493,13 @@ def test_lower_case_us_and_uk_before_suppliers_are_countries():
         ["United States"]
     assert plan_question("which uk suppliers lack a termination clause", vocab).params.countries == ["United Kingdom"]
     assert not plan_question("send us all suppliers lacking a termination clause", vocab).params.countries
+
+
+def test_a_keyword_inside_a_place_name_names_no_type():
+    # "euro*" (a payment word) inside "Europe", before a clause another type names
+    vocab = two_suppliers(companies=[
+        {"name": "Lotus Ltd", "aliases": [], "country": "China", "industry": "Manufacturing", "cities": []},
+        {"name": "Kestrel Logistics GmbH", "aliases": ["Kestrel"], "country": "Germany", "industry": "Logistics",
+         "cities": []}])
+    p = plan_question("Which suppliers outside Europe lack a force majeure clause?", vocab)
+    assert p.params.types == ["Force Majeure"] and p.params.countries == ["China"], p.linked

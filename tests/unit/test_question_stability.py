@@ -43,3 +43,33 @@ def test_dressed_questions_are_planned_like_plain_ones():
                     if _key(plan_question(q, vocab)) != want:
                         changed.append(q)
     assert n > 1000 and not changed, changed[:10]
+
+
+# words people use for one another in these questions
+SYNONYMS = [(r"\bsuppliers\b", "vendors"), (r"\bsuppliers\b", "providers"), (r"\bsupplier\b", "vendor"),
+            (r"\bclauses\b", "provisions"), (r"\bclause\b", "provision"), (r"\bclause\b", "section"),
+            (r"\black\b", "are missing"), (r"\bagreements\b", "contracts"), (r"\bagreement\b", "contract"),
+            (r"\bcontract\b", "agreement"), (r"\bShow\b", "List"), (r"\bhave no\b", "don't have a"),
+            (r"\bhigh-spend\b", "high spend"), (r"\bShow me\b", "Give me")]
+
+
+def test_questions_with_a_word_swapped_for_its_synonym_are_planned_alike():
+    import re
+
+    changed, n = [], 0
+    for corpus, names in SETS.items():
+        vocab = corpus_vocabulary(ROOT / corpus)
+        for name in names:
+            for line in (QUESTIONS / f"{name}.jsonl").read_text(encoding="utf-8").splitlines():
+                item = json.loads(line)
+                if item.get("session") or item.get("lang") == "zh":
+                    continue
+                q = item["question"]
+                want = _key(plan_question(q, vocab))
+                for pattern, word in SYNONYMS:
+                    if re.search(pattern, q):
+                        n += 1
+                        swapped = re.sub(pattern, word, q, count=1)
+                        if _key(plan_question(swapped, vocab)) != want:
+                            changed.append(swapped)
+    assert n > 500 and not changed, changed[:10]
