@@ -123,6 +123,7 @@ class PlanParams:
     spend_max: float | None = None
     spend_year: int | None = None
     law_scope: str | None = None      # "foreign" / "home": the agreement's law against the supplier's country
+    exclude_companies: list[str] | None = None   # companies named to be left out ("other than X")
     spend_change: str | None = None   # "up" / "down": spend in spend_year against spend_from_year
     spend_from_year: int | None = None
     agreements_min: int | None = None  # suppliers with at least / at most this many agreements

@@ -518,3 +518,13 @@ def test_which_types_a_named_supplier_is_missing(graph):
     missing = next(row["missing"] for row in r.rows if row["company"] == "Kestrel Fintech Pte. Ltd.")
     assert {"Liability", "Confidentiality", "Maintenance"} <= set(missing), missing
     assert not (has - {"Other"}) & set(missing), missing   # no type its clauses are keyed with
+
+
+def test_suppliers_and_industries_named_to_be_left_out(graph):
+    everyone = set(ask("Which suppliers lack a force majeure clause?", db=graph, log=False).evidence_companies)
+    assert "Nordhavn Medical AB" in everyone
+    other = ask("Which suppliers other than Nordhavn lack a force majeure clause?", db=graph, log=False)
+    assert set(other.evidence_companies) == everyone - {"Nordhavn Medical AB"}, other.answer
+    assert "NOT co.name IN $exclude_companies" in other.cypher and "other than Nordhavn Medical AB" in other.answer
+    non = ask("Which non-healthcare suppliers lack a force majeure clause?", db=graph, log=False)
+    assert set(non.evidence_companies) == everyone - {"Nordhavn Medical AB"}, non.answer

@@ -164,6 +164,8 @@ def describe_filters(plan: Plan, of_agreements: bool = False) -> str:
     if p.agreements_min or p.agreements_max:
         parts.append("with exactly one agreement" if p.agreements_max == 1 else
                      f"with at least {p.agreements_min} agreements")
+    if p.exclude_companies:
+        parts.append("other than " + _join(p.exclude_companies, "en"))
     if p.spend_change:
         parts.append(f"whose {p.spend_year} spend is {'above' if p.spend_change == 'up' else 'below'} "
                      f"their {p.spend_from_year} spend")
@@ -219,6 +221,8 @@ def describe_filters_zh(plan: Plan) -> str:
         parts.append("适用供应商本国以外的法律" if p.law_scope == "foreign" else "适用供应商本国法律")
     if p.agreements_min or p.agreements_max:
         parts.append("只有一份协议" if p.agreements_max == 1 else f"至少有 {p.agreements_min} 份协议")
+    if p.exclude_companies:
+        parts.append("除" + "、".join(p.exclude_companies) + "以外")
     if p.spend_change:
         parts.append(f"{p.spend_year}年支出{'高于' if p.spend_change == 'up' else '低于'}{p.spend_from_year}年")
     if p.date_from:

@@ -596,6 +596,7 @@ class QuestionFacts:
     forced_mode: Mode | None = None
     law_scope: str | None = None             # "foreign" / "home": the agreement's law vs the supplier's country
     any_gap: bool = False                    # a gap in any of the types (a gap report), not in all of them
+    exclude_companies: dict[str, str] = field(default_factory=dict)   # named to be left out -> the words
     spend_change: str | None = None          # "up" / "down": the spend year against the year before it
     spend_from_year: int | None = None
     agreements_min: int | None = None        # "suppliers with more than one contract": at least 2
@@ -630,7 +631,7 @@ class QuestionFacts:
     def has_filters(self) -> bool:
         return bool(self.countries or self.industries or self.cities or self.laws or self.spend_min is not None
                     or self.spend_max is not None or self.date_from or self.date_to or self.law_scope
-                    or self.agreements_min or self.agreements_max or self.spend_change)
+                    or self.agreements_min or self.agreements_max or self.spend_change or self.exclude_companies)
 
     @property
     def quoted(self) -> list[str]:
@@ -677,6 +678,9 @@ def extract_facts(question: str, vocab: Vocabulary, forced_mode: str | None = No
     """Read the question alone: linked names and values, numbers, and the words that route it."""
     q = without_pleasantries(normalize(question))
     how_c, company_spans = link_company_spans(q, vocab)
+    # "other than Quantix", "except GitHub and Brightwave", "除了华信以外": left out, not asked about
+    excluded = _excluded_companies(q, company_spans, vocab) if how_c else {}
+    how_c = {name: how for name, how in how_c.items() if name not in excluded}
     # a company's own words ("Belmira Payments SA", "Deutsche Health GmbH") name no type or filter
     rest = mask_spans(q, company_spans) if company_spans else q
     # hybrid searches for a type read into the words but never requires one: a question sent
@@ -686,8 +690,8 @@ def extract_facts(question: str, vocab: Vocabulary, forced_mode: str | None = No
     by_region, empty_region = region_countries(rest, vocab)
     for country, phrase in by_region.items():
         countries.setdefault(country, phrase)
-    countries = _apply_exclusions(rest, countries, vocab)
-    industries = match_values(rest, alias_map(vocab, "industries"))
+    countries = _apply_exclusions(rest, countries, vocab.countries)
+    industries = _apply_exclusions(rest, match_values(rest, alias_map(vocab, "industries")), vocab.industries)
     cities = match_values(rest, alias_map(vocab, "cities"))
     # "based in Singapore or Ireland": a city named like a country already matched is that country
     matched_phrases = {ph.lower() for ph in countries.values()}
@@ -746,6 +750,9 @@ def extract_facts(question: str, vocab: Vocabulary, forced_mode: str | None = No
         forced_mode=Mode(forced_mode) if forced_mode else None, categories=spend.categories, asks_spend=spend.asks,
         top=spend.top, group_by=spend.group_by, top_named=spend.top_named,
         asked_of_document=_asked_of_document(rest) if how_c else None)
+    if excluded:
+        facts.exclude_companies = excluded
+        facts.linked["excluded_companies"] = dict(excluded)
     _read_spend_change(facts, vocab)
     return read_conditions(facts, rest, vocab)
 
@@ -778,9 +785,26 @@ EXCLUDING_BEFORE = re.compile(r"(?:outside(?:\s+of)?|non-?|not\s+(?:in|from|base
 EXCLUDING_AFTER = re.compile(r"^\s*(?:以外|之外|除外)")
 
 
-def _apply_exclusions(q: str, countries: dict[str, str], vocab: Vocabulary) -> dict[str, str]:
-    """"Suppliers outside the EU", "non-European", "not in Germany", "欧盟以外": the countries in
-    the graph that the named place does not cover (a region or country named to be left out)."""
+def _excluded_companies(q: str, spans: list[tuple[int, int]], vocab: Vocabulary) -> dict[str, str]:
+    """Companies named to be left out: after "except", "other than", "besides", "excluding",
+    "除了" (or before "以外"), and the ones listed right after such a company ("except GitHub and
+    Brightwave"). Name -> the words that named it."""
+    out: dict[str, str] = {}
+    previous_end = None
+    for a, b in sorted(spans):
+        listed = previous_end is not None and re.fullmatch(r"[\s,、]*(?:and|or|&|和|及|与)?[\s,、]*", q[previous_end:a], re.I)
+        if EXCLUDING_BEFORE.search(q[max(0, a - 30):a].lower()) or EXCLUDING_AFTER.search(q[b:]) or listed:
+            for name in link_company_spans(q[a:b], vocab)[0]:
+                out.setdefault(name, q[a:b])
+            previous_end = b
+        else:
+            previous_end = None
+    return out
+
+
+def _apply_exclusions(q: str, countries: dict[str, str], values: list[str]) -> dict[str, str]:
+    """"Suppliers outside the EU", "non-European", "not in Germany", "欧盟以外", "non-healthcare":
+    the values in the graph (`values`: its countries or industries) that the named ones leave out."""
     ql = q.lower()
     left_out = set()
     for country, phrase in countries.items():
@@ -791,7 +815,7 @@ def _apply_exclusions(q: str, countries: dict[str, str], vocab: Vocabulary) -> d
         return countries
     said = {countries[c] for c in left_out}
     kept = {c: ph for c, ph in countries.items() if c not in left_out}
-    for country in vocab.countries:
+    for country in values:
         if country not in left_out and country not in kept:
             kept[country] = "not " + "/".join(sorted(said))
     return kept
@@ -1071,6 +1095,8 @@ def base_plan_params(f: QuestionFacts, vocab: Vocabulary) -> PlanParams:
     params.agreements_min, params.agreements_max = f.agreements_min, f.agreements_max
     if f.any_gap:
         params.type_match = "any"
+    if f.exclude_companies:
+        params.exclude_companies = list(f.exclude_companies)
     if f.spend_change:
         params.spend_change, params.spend_from_year = f.spend_change, f.spend_from_year
     params.currency = vocab.base_currency

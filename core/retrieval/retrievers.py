@@ -46,7 +46,8 @@ class Retrieval:
 
 FILTER_KEYS = ("companies", "sla_ids", "types", "countries", "industries", "cities", "governing_laws",
                "spend_min", "spend_max", "date_from", "date_to", "require_spend", "spend_categories", "top",
-               "foreign_law", "home_law", "agreements_min", "agreements_max", "spend_up", "spend_down")
+               "foreign_law", "home_law", "agreements_min", "agreements_max", "spend_up", "spend_down",
+               "exclude_companies")
 
 
 def base_params(plan: Plan) -> dict[str, Any]:
@@ -66,6 +67,7 @@ def base_params(plan: Plan) -> dict[str, Any]:
         "law_countries": dict(p.law_countries or {}),
         "agreements_min": p.agreements_min, "agreements_max": p.agreements_max,
         "spend_up": p.spend_change == "up", "spend_down": p.spend_change == "down",
+        "exclude_companies": list(p.exclude_companies or []),
         "spend_from_key": f"spend_{int(p.spend_from_year)}" if p.spend_from_year else None,
         "require_spend": bool(p.require_spend), "spend_categories": list(p.spend_categories or []),
         "year": int(year) if year else None,

@@ -531,3 +531,18 @@ def test_the_united_states_asks_for_no_text():
     assert p.intent == Intent.COMPANIES and p.params.countries == ["United States"]
     p = plan_question("Which suppliers are governed by the law of the State of New York?", vocab)
     assert p.intent == Intent.COMPANIES and p.params.governing_laws == ["New York"] and not p.params.types
+
+
+def test_companies_and_industries_named_to_be_left_out_are_not_asked_about():
+    from tests.unit.vocabularies import corpus_vocabulary
+
+    vocab = corpus_vocabulary(Path(__file__).resolve().parents[2] / "data" / "demo")
+    p = plan_question("Which suppliers except GitHub and Brightwave lack a liability clause?", vocab)
+    assert p.intent == Intent.GAP and not p.params.companies
+    assert set(p.params.exclude_companies) == {"GitHub, Inc.", "Brightwave Software Inc."}
+    p = plan_question("Show the termination clauses of suppliers other than Quantix", vocab)
+    assert p.intent == Intent.ATTRIBUTE_CLAUSES and p.params.exclude_companies == ["Quantix Systems Inc."]
+    p = plan_question("Which non-healthcare suppliers lack a data protection clause?", vocab)
+    assert "Healthcare" not in p.params.industries and "Technology" in p.params.industries
+    p = plan_question("Compare Quantix and Medivance on liability", vocab)
+    assert set(p.params.companies) == {"Quantix Systems Inc.", "Medivance Health GmbH"} and not p.params.exclude_companies

@@ -20,6 +20,7 @@ COMPANY_CONDITIONS = {
     "countries": "co.country IN $countries",
     "industries": "co.industry IN $industries",
     "cities": "EXISTS { MATCH (co)-[:LOCATED_AT]->(a:Address) WHERE a.city IN $cities }",
+    "exclude_companies": "NOT co.name IN $exclude_companies",
     "agreements_min": "co.n_agreements >= $agreements_min",
     "agreements_max": "co.n_agreements <= $agreements_max",
     # the asked year's spend against an earlier year's ($spend_key, $spend_from_key: spend_<year>)
