@@ -528,3 +528,10 @@ def test_suppliers_and_industries_named_to_be_left_out(graph):
     assert "NOT co.name IN $exclude_companies" in other.cypher and "other than Nordhavn Medical AB" in other.answer
     non = ask("Which non-healthcare suppliers lack a force majeure clause?", db=graph, log=False)
     assert set(non.evidence_companies) == everyone - {"Nordhavn Medical AB"}, non.answer
+
+
+def test_a_filter_nothing_matches_is_said_in_the_answer(graph):
+    retail = ask("Which retail suppliers lack a termination clause?", db=graph, log=False)
+    assert not retail.evidence and any("Retail" in w and "matches none" in w for w in retail.warnings), retail.warnings
+    lagos = ask("Which suppliers in Lagos lack a termination clause?", db=graph, log=False)
+    assert any("'Lagos'" in w for w in lagos.warnings), lagos.warnings

@@ -319,6 +319,16 @@ def law_countries(vocab_laws: list[str]) -> dict[str, str]:
     return {law: country for law in vocab_laws if (country := law_country(law))}
 
 
+def industry_phrases() -> dict[str, str]:
+    """phrase -> industry for every industry the lexicon knows, in the graph or not."""
+    out = {}
+    for canon, syns in lexicon()["industries"].items():
+        out[canon.lower()] = canon
+        for x in syns:
+            out.setdefault(x.lower(), canon)
+    return dict(sorted(out.items(), key=lambda kv: -len(kv[0])))
+
+
 def country_phrases() -> dict[str, str]:
     """phrase -> country for every country the lexicon knows, in the graph or not."""
     out = {}

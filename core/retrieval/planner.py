@@ -1396,6 +1396,20 @@ def read_conditions(f: QuestionFacts, rest: str, vocab: Vocabulary) -> QuestionF
                 f.linked.setdefault("countries", {})[canon] = phrase
                 f.linked["not_in_graph"] = f"no supplier is in {canon}: the filter is applied and matches none"
                 break
+    if not f.industries:
+        # "mining suppliers" where no supplier is in mining: applied (none), never dropped
+        for phrase, canon in cond.industry_phrases().items():
+            at = rest.lower().find(phrase)
+            if (canon not in vocab.industries and len(phrase) > 3 and contains_phrase_ci(rest, phrase)
+                    and at >= 0 and SUPPLIER_AFTER.match(rest[at + len(phrase):])):
+                f.industries[canon] = phrase
+                f.linked.setdefault("industries", {})[canon] = phrase
+                f.linked["not_in_graph"] = f"no supplier is in {canon}: the filter is applied and matches none"
+                break
+    unknown = _unrecognised_place(f, rest)
+    if unknown:
+        f.linked["not_recognised"] = (f"'{unknown}' is no country, city or industry the graph or the lexicon "
+                                      "knows: no filter was applied for it")
     pos = cond.parse_position(f.q)
     if pos and f.named:
         f.position = pos[0]
@@ -1460,6 +1474,28 @@ EVERY_HAS = re.compile(
     r"(?:suppliers?|vendors?|contracts?|agreements?|compan(?:y|ies)|providers?)\b|"
     r"^\s*(?:do|are)\s+(?:all\s+)?(?:our\s+|the\s+)?(?:\w+\s+)?(?:suppliers|vendors|contracts|agreements|companies|providers)\s+all\b|"
     r"是否(?:所有|每(?:个|家|份|一))|(?:所有|每(?:个|家|份|一))[\u4e00-\u9fff]{0,8}都(?:有|包含|规定|约定)[\u4e00-\u9fff]*吗", re.I)
+
+
+# "suppliers in Lagos", "vendors based in Bavaria": a place the question names after these words
+PLACE_AFTER = re.compile(r"\b(?:suppliers?|vendors?|providers?|compan(?:y|ies)|firms?|partners?)\s+(?:that\s+are\s+|who\s+are\s+)?"
+                         r"(?:in|from|based\s+in|located\s+in|headquartered\s+in|registered\s+in)\s+(?:the\s+)?"
+                         r"([A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+){0,2})")
+
+
+def _unrecognised_place(f: QuestionFacts, rest: str) -> str | None:
+    """A capitalised name after "suppliers in / from / based in" that named nothing: said, so an
+    answer over every supplier is not mistaken for one about that place."""
+    m = PLACE_AFTER.search(rest)
+    if not m:
+        return None
+    name = m.group(1)
+    said = " ".join(str(v) for key in ("countries", "cities", "industries", "governing_law", "companies", "clause_types",
+                                       "effective_date", "spend")
+                    for v in ((f.linked.get(key) or {}).values() if isinstance(f.linked.get(key), dict)
+                              else [f.linked.get(key) or ""])).lower()
+    if name.lower() in said or any(w.lower() in said for w in name.split()) or parse_year(name, list(range(1950, 2100))):
+        return None
+    return name
 
 
 def _about_companies_text(q: str) -> bool:

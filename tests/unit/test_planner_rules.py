@@ -546,3 +546,16 @@ def test_companies_and_industries_named_to_be_left_out_are_not_asked_about():
     assert "Healthcare" not in p.params.industries and "Technology" in p.params.industries
     p = plan_question("Compare Quantix and Medivance on liability", vocab)
     assert set(p.params.companies) == {"Quantix Systems Inc.", "Medivance Health GmbH"} and not p.params.exclude_companies
+
+
+def test_an_industry_no_supplier_is_in_is_applied_and_an_unknown_place_is_said():
+    from tests.unit.vocabularies import corpus_vocabulary
+
+    vocab = corpus_vocabulary(Path(__file__).resolve().parents[2] / "data" / "demo")
+    p = plan_question("Which retail suppliers lack a termination clause?", vocab)
+    assert p.params.industries == ["Retail"] and "matches none" in p.linked["not_in_graph"]
+    p = plan_question("Which suppliers in Lagos lack a termination clause?", vocab)
+    assert "'Lagos'" in p.linked["not_recognised"] and p.intent == Intent.GAP
+    for known in ("Which suppliers in Germany lack a termination clause?", "Which suppliers in London lack a termination clause?",
+                  "Which vendors must carry insurance?"):
+        assert "not_recognised" not in plan_question(known, vocab).linked, known
