@@ -32,7 +32,8 @@ _NEGATED_VERB = (r"(?:(?:do|does|did|can|could|may|will|would|should|must|have|h
 NEGATED_VERB = re.compile(_NEGATED_VERB, re.I)
 NEGATION = re.compile(
     r"\b(lack|lacks|lacking|without|missing|miss|misses|no|none|absent|not have|not include|fail to include|"
-    r"fails to include|neither|omit|omits|omitted|never|nothing|silent|absence|" + _NEGATED_VERB + r")\b|"
+    r"fails to include|neither|omit|omits|omitted|never|nothing|silent|absence|not (?:a|an|any)|yet to|"
+    r"still (?:needs?|requires?)|" + _NEGATED_VERB + r")\b|"
     r"缺少|缺乏|没有|无|未包含|不包含|缺失|未约定|没约定", re.I)
 # "count" only as a verb or noun of counting ("what does not count against uptime" counts nothing);
 # "是多少" asks for a value ("the liability cap is how much"), not a count

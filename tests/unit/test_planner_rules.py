@@ -559,3 +559,11 @@ def test_an_industry_no_supplier_is_in_is_applied_and_an_unknown_place_is_said()
     for known in ("Which suppliers in Germany lack a termination clause?", "Which suppliers in London lack a termination clause?",
                   "Which vendors must carry insurance?"):
         assert "not_recognised" not in plan_question(known, vocab).linked, known
+
+
+def test_more_ways_of_saying_a_supplier_lacks_a_type():
+    p = plan_question("Who has a termination clause but not a liability clause?", VOCAB)
+    assert p.intent == Intent.GAP and p.params.types == ["Liability"] and p.params.present_types == ["Termination"]
+    for q in ("Which suppliers are yet to agree a data protection clause?", "Which suppliers still need a liability clause?"):
+        p = plan_question(q, VOCAB)
+        assert p.intent == Intent.GAP, (q, p.why)
