@@ -34,7 +34,7 @@ NEGATION = re.compile(
     r"\b(lack|lacks|lacking|without|missing|miss|misses|no|none|absent|not have|not include|fail to include|"
     r"fails to include|neither|omit|omits|omitted|never|nothing|silent|absence|not (?:a|an|any)|yet to|"
     r"still (?:needs?|requires?)|" + _NEGATED_VERB + r")\b|"
-    r"缺少|缺乏|没有|无|未包含|不包含|缺失|未约定|没约定", re.I)
+    r"缺少|缺乏|没有|无|未包含|不包含|缺失|未约定|没约定|找不到|不含|不包括|未包括|没写|未写|未规定|没规定|尚未|还未", re.I)
 # "count" only as a verb or noun of counting ("what does not count against uptime" counts nothing);
 # "是多少" asks for a value ("the liability cap is how much"), not a count
 COUNT_WORDS = re.compile(r"\b(how many|number of|count)\b(?!\s+(?:against|towards?|as|for)\b)|(?<![是为])多少|几个|几家|几份|几条|几项|数量",
@@ -1515,6 +1515,8 @@ def _type_by_meaning(f: QuestionFacts, rest: str) -> tuple[str | None, str]:
     f.meaning_tried = True   # at most one question embedding for linking
     masked = [ph for key in ("countries", "industries", "cities", "governing_law", "law_scope", "agreement_count")
               for ph in (f.linked.get(key) or {}).values()]
+    if f.laws or f.law_scope:   # "under Swiss law": the law condition's words ("Swiss" read as Payment)
+        masked += [m.group(0) for m in cond.LAW_CONTEXT.finditer(rest)]
     # a period in the date condition ("in the past 6 months") reads like a warranty or notice
     # period to the model, but describes no type
     masked += [w for w in re.findall(r"'([^']+)'", f.linked.get("effective_date") or "")[:1]
@@ -1582,7 +1584,14 @@ def _read_laws(f: QuestionFacts, rest: str, vocab: Vocabulary) -> None:
         return
     laws = _as_laws(rest, match_values(rest, cond.law_phrases(vocab.governing_laws), guard_clause_words=False))
     missing = cond.unmatched_law(rest, laws)
-    if missing and missing not in laws:
+    # "US law": the laws of its states the graph holds (New York, Colorado), when no agreement
+    # names the country itself
+    states = {law: missing for law in vocab.governing_laws if missing and cond.law_country(law) == missing
+              and law != missing} if missing else {}
+    if states:
+        laws.update(states)
+        f.linked["law_of_states"] = f"{missing} law: the agreements under {', '.join(sorted(states))} law"
+    elif missing and missing not in laws:
         laws[missing] = missing.lower()
         f.linked["not_in_graph"] = f"no agreement is governed by {missing} law: the filter is applied and matches none"
     if not laws:
@@ -1590,10 +1599,11 @@ def _read_laws(f: QuestionFacts, rest: str, vocab: Vocabulary) -> None:
     f.laws.update(laws)
     f.linked["governing_law"] = dict(f.laws)
     words = set(laws.values())
+    law_places = set(laws) | ({missing} if missing else set())
     for attr, key in (("countries", "countries"), ("cities", "cities")):   # "Singapore law" is no city
         found = getattr(f, attr)
         for value, phrase in list(found.items()):
-            if phrase in words or cond.country_phrases().get(phrase) in laws or phrase in " ".join(words):
+            if phrase in words or cond.country_phrases().get(phrase) in law_places or phrase in " ".join(words):
                 found.pop(value)
                 (f.linked.get(key) or {}).pop(value, None)
         if key in f.linked and not f.linked[key]:

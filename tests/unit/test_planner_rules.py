@@ -567,3 +567,18 @@ def test_more_ways_of_saying_a_supplier_lacks_a_type():
     for q in ("Which suppliers are yet to agree a data protection clause?", "Which suppliers still need a liability clause?"):
         p = plan_question(q, VOCAB)
         assert p.intent == Intent.GAP, (q, p.why)
+
+
+def test_a_countrys_law_covers_the_laws_of_its_states():
+    vocab = two_suppliers(agreements=[{"id": "A-1", "company": "Kestrel Logistics GmbH", "governing_law": "New York"},
+                                      {"id": "A-2", "company": "Belmira Payments SA", "governing_law": "French"}])
+    for q in ("Which suppliers have contracts under US law?", "哪些供应商的合同适用美国法律？"):
+        p = plan_question(q, vocab)
+        assert p.params.governing_laws == ["New York"] and not p.params.countries, (q, p.linked)
+    p = plan_question("Which suppliers are under Swiss law?", VOCAB)   # no such agreement: applied, and no type
+    assert p.params.governing_laws == ["Switzerland"] and not p.params.types, p.linked
+
+
+def test_more_chinese_ways_of_saying_a_clause_is_missing():
+    for q in ("哪些供应商的合同里找不到终止条款？", "哪些供应商的合同不含责任限制条款？", "合同里没写违约责任的供应商"):
+        assert plan_question(q, VOCAB).intent == Intent.GAP, q
