@@ -697,9 +697,12 @@ def extract_facts(question: str, vocab: Vocabulary, forced_mode: str | None = No
     # "based in Singapore or Ireland": a city named like a country already matched is that country
     matched_phrases = {ph.lower() for ph in countries.values()}
     cities = {c: ph for c, ph in cities.items() if ph.lower() not in matched_phrases}
+    # "suppliers in Germny": a slip of the keyboard, not a filter silently dropped; only in words
+    # no value already named ("Singaporean" named the country, not a misspelt city)
+    unnamed = _without_phrases(rest, [p for found in (countries, industries, cities) for p in found.values()])
     for found, key in ((countries, "countries"), (industries, "industries"), (cities, "cities")):
-        if not found:   # "suppliers in Germny": a slip of the keyboard, not a filter silently dropped
-            found.update(fuzzy_values(rest, alias_map(vocab, key)))
+        if not found:
+            found.update(fuzzy_values(unnamed, alias_map(vocab, key)))
     for found, key in ((countries, "countries"), (industries, "industries"), (cities, "cities")):
         _drop_topic_words(rest, found)
         _settle_shared_words(rest, found, types, how_t, lambda text, k=key: match_values(text, alias_map(vocab, k)))

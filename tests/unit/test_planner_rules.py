@@ -582,3 +582,11 @@ def test_a_countrys_law_covers_the_laws_of_its_states():
 def test_more_chinese_ways_of_saying_a_clause_is_missing():
     for q in ("哪些供应商的合同里找不到终止条款？", "哪些供应商的合同不含责任限制条款？", "合同里没写违约责任的供应商"):
         assert plan_question(q, VOCAB).intent == Intent.GAP, q
+
+
+def test_a_word_that_named_one_value_is_no_misspelt_other():
+    from tests.unit.vocabularies import corpus_vocabulary
+
+    vocab = corpus_vocabulary(Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "heldout_corpus")
+    p = plan_question("Give me the governing law clauses of Chinese and Singaporean suppliers.", vocab)
+    assert set(p.params.countries) == {"China", "Singapore"} and not p.params.cities, p.linked
