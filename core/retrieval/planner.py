@@ -1410,6 +1410,12 @@ def read_conditions(f: QuestionFacts, rest: str, vocab: Vocabulary) -> QuestionF
                 f.linked.setdefault("industries", {})[canon] = phrase
                 f.linked["not_in_graph"] = f"no supplier is in {canon}: the filter is applied and matches none"
                 break
+    if f.negated and not f.types and not f.named:
+        asked = re.search(r"\b(?:an?|any|the)\s+((?:[\w-]+\s+){0,3}?[\w-]+)\s+(?:clauses?|provisions?)\b", f.q, re.I)
+        if asked:   # "which suppliers lack an anti-bribery clause?": no such type to find gaps in
+            f.linked["unknown_type"] = (f"'{asked.group(1)}' is no clause type of the taxonomy, so no gap can be "
+                                        "computed for it (data/clause_types.json lists the types; add one there); "
+                                        "the answer searches the clauses for it instead")
     unknown = _unrecognised_place(f, rest)
     if unknown:
         f.linked["not_recognised"] = (f"'{unknown}' is no country, city or industry the graph or the lexicon "

@@ -590,3 +590,9 @@ def test_a_word_that_named_one_value_is_no_misspelt_other():
     vocab = corpus_vocabulary(Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "heldout_corpus")
     p = plan_question("Give me the governing law clauses of Chinese and Singaporean suppliers.", vocab)
     assert set(p.params.countries) == {"China", "Singapore"} and not p.params.cities, p.linked
+
+
+def test_a_gap_in_a_type_the_taxonomy_lacks_is_said():
+    p = plan_question("Which suppliers lack an anti-bribery clause?", VOCAB)
+    assert not p.params.types and "'anti-bribery' is no clause type" in p.linked["unknown_type"]
+    assert "unknown_type" not in plan_question("Which suppliers lack a termination clause?", VOCAB).linked
