@@ -86,7 +86,11 @@ def phrase_span(haystack: str, phrase: str) -> tuple[int, int] | None:
         i = haystack.find(phrase)
         return (i, i + len(phrase)) if i >= 0 else None
     if re.fullmatch(r"[A-Z][A-Z0-9&]{1,5}", phrase):
-        m = re.search(r"(?<![A-Za-z0-9])" + re.escape(phrase) + r"(?:'s)?(?![A-Za-z0-9])", haystack)
+        # an abbreviation in capitals; typed in lower case only when it is no English word ("mvh", not "it")
+        pattern = r"(?<![A-Za-z0-9])" + re.escape(phrase) + r"(?:'s)?(?![A-Za-z0-9])"
+        m = re.search(pattern, haystack)
+        if m is None and len(phrase) >= 3 and known_words() and phrase.lower() not in known_words():
+            m = re.search(pattern, haystack, re.I)
     else:
         m = _phrase_regex(phrase).search(haystack.lower())
     return m.span() if m else None

@@ -596,3 +596,11 @@ def test_a_gap_in_a_type_the_taxonomy_lacks_is_said():
     p = plan_question("Which suppliers lack an anti-bribery clause?", VOCAB)
     assert not p.params.types and "'anti-bribery' is no clause type" in p.linked["unknown_type"]
     assert "unknown_type" not in plan_question("Which suppliers lack a termination clause?", VOCAB).linked
+
+
+def test_a_capitals_abbreviation_typed_in_lower_case_when_it_is_no_word():
+    vocab = two_suppliers(companies=[
+        {"name": "Medivance Health GmbH", "aliases": ["MVH"], "country": "Germany", "industry": "Healthcare", "cities": []},
+        {"name": "Itala SpA", "aliases": ["IT"], "country": "Italy", "industry": "Energy", "cities": []}])
+    assert plan_question("what does mvh promise about security", vocab).params.companies == ["Medivance Health GmbH"]
+    assert not plan_question("does it have a security clause", vocab).params.companies
