@@ -20,8 +20,9 @@ from typing import Any, Callable
 from core.config import settings
 from core.graph.vocabulary import Vocabulary
 from core.retrieval import conditions as cond
-from core.retrieval.linking import (CJK, STOPWORDS, alias_map, fuzzy_values, lexicon, link_agreement_by_service, link_company_spans,
-                                    link_sla_ids, mask_spans, match_values, normalize, region_countries)
+from core.retrieval.linking import (CJK, STOPWORDS, alias_map, fuzzy_values, lexicon, link_agreement_by_service,
+                                    link_company_spans, link_sla_ids, mask_spans, match_values, normalize,
+                                    region_countries)
 from core.types import RETRIEVAL_MODES, SEARCH_MODES, Intent, Mode, Plan, PlanParams
 
 # a negated verb, whatever the verb: "do not protect", "doesn't cap", "can we not terminate",
@@ -961,8 +962,9 @@ def read_spend_question(q: str, vocab: Vocabulary, attributes: tuple[dict, ...])
 
 def _without_phrases(q: str, phrases: list[str]) -> str:
     """`q` with the words that named filter values blanked ("the United States" asks no text)."""
-    for ph in sorted(phrases, key=len, reverse=True):
-        q = re.sub(re.escape(ph), " ", q, flags=re.I)
+    for ph in sorted((p for p in phrases if p), key=len, reverse=True):
+        edge = "" if CJK.search(ph) else r"(?<![A-Za-z])"
+        q = re.sub(edge + re.escape(ph) + ("" if CJK.search(ph) else r"(?![A-Za-z])"), " ", q, flags=re.I)
     return q
 
 
