@@ -1402,26 +1402,6 @@ def read_conditions(f: QuestionFacts, rest: str, vocab: Vocabulary) -> QuestionF
                 f.linked.setdefault("countries", {})[canon] = phrase
                 f.linked["not_in_graph"] = f"no supplier is in {canon}: the filter is applied and matches none"
                 break
-    if not f.industries:
-        # "mining suppliers" where no supplier is in mining: applied (none), never dropped
-        for phrase, canon in cond.industry_phrases().items():
-            at = rest.lower().find(phrase)
-            if (canon not in vocab.industries and len(phrase) > 3 and contains_phrase_ci(rest, phrase)
-                    and at >= 0 and SUPPLIER_AFTER.match(rest[at + len(phrase):])):
-                f.industries[canon] = phrase
-                f.linked.setdefault("industries", {})[canon] = phrase
-                f.linked["not_in_graph"] = f"no supplier is in {canon}: the filter is applied and matches none"
-                break
-    if f.negated and not f.types and not f.named:
-        asked = re.search(r"\b(?:an?|any|the)\s+((?:[\w-]+\s+){0,3}?[\w-]+)\s+(?:clauses?|provisions?)\b", f.q, re.I)
-        if asked:   # "which suppliers lack an anti-bribery clause?": no such type to find gaps in
-            f.linked["unknown_type"] = (f"'{asked.group(1)}' is no clause type of the taxonomy, so no gap can be "
-                                        "computed for it (data/clause_types.json lists the types; add one there); "
-                                        "the answer searches the clauses for it instead")
-    unknown = _unrecognised_place(f, rest)
-    if unknown:
-        f.linked["not_recognised"] = (f"'{unknown}' is no country, city or industry the graph or the lexicon "
-                                      "knows: no filter was applied for it")
     pos = cond.parse_position(f.q)
     if pos and f.named:
         f.position = pos[0]
@@ -1474,6 +1454,7 @@ def read_conditions(f: QuestionFacts, rest: str, vocab: Vocabulary) -> QuestionF
         # the answer is the gap list (empty: every one has it)
         f.negated = True
         f.linked["negation"] = "asks whether every supplier has it: answered by those that lack it"
+    _note_unmatched_filters(f, rest, vocab)
     return f
 
 
@@ -1492,6 +1473,65 @@ EVERY_HAS = re.compile(
 PLACE_AFTER = re.compile(r"\b(?:suppliers?|vendors?|providers?|compan(?:y|ies)|firms?|partners?)\s+(?:that\s+are\s+|who\s+are\s+)?"
                          r"(?:in|from|based\s+in|located\s+in|headquartered\s+in|registered\s+in)\s+(?:the\s+)?"
                          r"([A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+){0,2})")
+
+
+def _note_unmatched_filters(f: QuestionFacts, rest: str, vocab: Vocabulary) -> None:
+    """A filter the graph cannot match is applied and said ("retail suppliers": none), and words
+    that name nothing ("suppliers in Lagos", "mining suppliers") are said, never dropped silently."""
+    if not f.industries:
+        # "retail suppliers" where no supplier is in retail: applied (none), never dropped
+        for phrase, canon in cond.industry_phrases().items():
+            at = rest.lower().find(phrase)
+            if (canon not in vocab.industries and len(phrase) > 3 and contains_phrase_ci(rest, phrase)
+                    and at >= 0 and SUPPLIER_AFTER.match(rest[at + len(phrase):])):
+                f.industries[canon] = phrase
+                f.linked.setdefault("industries", {})[canon] = phrase
+                f.linked["not_in_graph"] = f"no supplier is in {canon}: the filter is applied and matches none"
+                break
+    if f.negated and not f.types and not f.named:
+        asked = re.search(r"\b(?:an?|any|the)\s+((?:[\w-]+\s+){0,3}?[\w-]+)\s+(?:clauses?|provisions?)\b", f.q, re.I)
+        if asked:   # "which suppliers lack an anti-bribery clause?": no such type to find gaps in
+            f.linked["unknown_type"] = (f"'{asked.group(1)}' is no clause type of the taxonomy, so no gap can be "
+                                        "computed for it (data/clause_types.json lists the types; add one there); "
+                                        "the answer searches the clauses for it instead")
+    qualifier = _unrecognised_qualifier(f, rest)
+    if qualifier and "not_recognised" not in f.linked:
+        f.linked["not_recognised"] = (f"'{qualifier}' (before 'suppliers') names no country, industry, city, spend "
+                                      "group or company the graph or the lexicon knows: no filter was applied for it")
+    unknown = _unrecognised_place(f, rest)
+    if unknown:
+        f.linked["not_recognised"] = (f"'{unknown}' is no country, city or industry the graph or the lexicon "
+                                      "knows: no filter was applied for it")
+
+
+# words that qualify "suppliers" without filtering them
+_PLAIN_QUALIFIERS = {"our", "all", "other", "such", "these", "those", "many", "several", "some", "every", "each",
+                     "both", "either", "neither", "no", "none", "current", "existing", "active", "remaining", "listed",
+                     "same", "different", "various", "named", "following", "above", "below", "my", "your", "his",
+                     "her", "its", "their", "which", "what", "whose", "how", "any", "the", "a", "an", "and",
+                     "or", "nor", "of", "with", "without", "for", "from", "in", "on", "at", "by", "to", "than", "that",
+                     "this", "whether", "if", "do", "does", "did", "are", "is", "were", "was", "have", "has", "had",
+                     "there", "who", "more", "most", "fewer", "less", "new", "main", "major", "key", "top",
+                     "biggest", "largest", "smallest", "important", "total", "number", "count", "list", "show",
+                     "name", "give", "find", "get", "tell", "me", "us", "we", "you", "they", "them", "it", "not",
+                     "individual", "respective", "relevant", "affected", "possible", "potential", "external",
+                     "third-party", "third", "party", "foreign", "domestic", "local", "international", "global",
+                     "among", "amongst", "between", "across", "per", "via", "like", "including", "excluding", "except",
+                     "besides", "about", "regarding", "concerning", "whom", "where", "when", "why", "only", "just",
+                     "also", "still", "yet", "even", "then"}
+
+
+def _unrecognised_qualifier(f: QuestionFacts, rest: str) -> str | None:
+    """"Which mining suppliers ...": a word before "suppliers" that names nothing the graph or the
+    lexicon knows is said (the answer covers every supplier), unless it only counts or points."""
+    said = " ".join(str(v) for v in f.linked.values()).lower()
+    for m in re.finditer(r"\b([a-z][a-z-]{2,})\s+(?:suppliers|vendors|providers|companies|firms)\b", rest.lower()):
+        word = m.group(1)
+        if word in _PLAIN_QUALIFIERS or word in STOPWORDS or word in said or any(
+                w in said for w in word.split("-")) or "spend" in word or word.endswith("'s"):
+            continue
+        return word
+    return None
 
 
 def _unrecognised_place(f: QuestionFacts, rest: str) -> str | None:

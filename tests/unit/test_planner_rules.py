@@ -604,3 +604,12 @@ def test_a_capitals_abbreviation_typed_in_lower_case_when_it_is_no_word():
         {"name": "Itala SpA", "aliases": ["IT"], "country": "Italy", "industry": "Energy", "cities": []}])
     assert plan_question("what does mvh promise about security", vocab).params.companies == ["Medivance Health GmbH"]
     assert not plan_question("does it have a security clause", vocab).params.companies
+
+
+def test_a_word_before_suppliers_that_names_nothing_is_said():
+    p = plan_question("Which mining suppliers lack a termination clause?", VOCAB)
+    assert "'mining'" in p.linked["not_recognised"] and p.intent == Intent.GAP
+    for q in ("Which German suppliers lack a termination clause?", "Which of our suppliers lack a termination clause?",
+              "Among suppliers we spent more than 500k with, who lacks a termination clause?",
+              "Which high-spend suppliers lack a termination clause?"):
+        assert "not_recognised" not in plan_question(q, VOCAB).linked, q
