@@ -62,14 +62,14 @@ _IN_POINT = re.compile(r"\b(?:in|during|of)\s+" + _THE + _P + r"|(" + _ZH_POINT 
 _RELATIVE = re.compile(r"\b(last|previous|this|current|next)\s+year\b|(去年|今年|明年|前年)", re.I)
 _REL_OFFSET = {"last": -1, "previous": -1, "this": 0, "current": 0, "next": 1,
                "去年": -1, "今年": 0, "明年": 1, "前年": -2}
-_ZH_QUARTER = {"一": 1, "二": 2, "三": 3, "四": 4}
 # a rolling window back from today: "in the last two years", "over the past 6 months", "近两年",
 # "过去12个月" ("last year" alone is the calendar year, _RELATIVE)
 _ROLLING = re.compile(
     r"\b(?:the\s+(?:last|past|previous)(?:\s+(\d{1,3}|[a-z]+(?:-[a-z]+)?))?|(?:last|past|previous)\s+(\d{1,3}|[a-z]+(?:-[a-z]+)?))"
     r"\s+(years?|months?|weeks?|days?)\b"
     r"|(?:近|过去|最近)\s*([一二两三四五六七八九十\d]{1,3})?\s*(年|个月|月|周|天)(?:内|以来|来)?", re.I)
-_COUNT_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+# number words, English and Chinese, as counts ("the last two years", "第三条", "第二季度", "our 3 biggest")
+NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
                 "ten": 10, "eleven": 11, "twelve": 12, "eighteen": 18, "twenty-four": 24, "一": 1, "二": 2, "两": 2,
                 "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
 
@@ -84,8 +84,8 @@ def _rolling_window(q: str, today: dt.date) -> DateCondition | None:
         n = 1
     elif raw.isdigit():
         n = int(raw)
-    elif raw.lower() in _COUNT_WORDS:
-        n = _COUNT_WORDS[raw.lower()]
+    elif raw.lower() in NUMBER_WORDS:
+        n = NUMBER_WORDS[raw.lower()]
     else:
         return None   # "the last payment term": not a number of years
     if unit.startswith(("year", "年")):
@@ -137,7 +137,7 @@ def point_bounds(text: str) -> tuple[dt.date, dt.date]:
         qn = _ORDINAL[ordinal.group(1)]
         return dt.date(year, 3 * qn - 2, 1), _month_end(year, 3 * qn)
     if quarter:
-        qn = int(quarter.group(1)) if quarter.group(1) else int(_ZH_QUARTER.get(quarter.group(2), quarter.group(2)))
+        qn = int(quarter.group(1)) if quarter.group(1) else int(NUMBER_WORDS.get(quarter.group(2), quarter.group(2)))
         return dt.date(year, 3 * qn - 2, 1), _month_end(year, 3 * qn)
     if month_word and month_word.group(0) in _MONTHS:
         month = _MONTHS[month_word.group(0)]
@@ -246,7 +246,7 @@ def agreement_count(q: str) -> tuple[int | None, int | None, str] | None:
         if kind == "one":
             return 1, 1, m.group(0)
         word = m.group(1).lower()
-        n = int(word) if word.isdigit() else _COUNT_WORDS[word]
+        n = int(word) if word.isdigit() else NUMBER_WORDS[word]
         return (n + 1 if kind == "gt" else n), None, m.group(0)
     return None
 
@@ -319,24 +319,21 @@ def law_countries(vocab_laws: list[str]) -> dict[str, str]:
     return {law: country for law in vocab_laws if (country := law_country(law))}
 
 
+def _lexicon_phrases(kind: str) -> dict[str, str]:
+    """phrase -> value for every value of a lexicon section (its name and synonyms, lower case)."""
+    return {phrase.lower(): canon for canon, syns in lexicon()[kind].items() for phrase in (canon, *syns)}
+
+
+@lru_cache(maxsize=1)
 def industry_phrases() -> dict[str, str]:
-    """phrase -> industry for every industry the lexicon knows, in the graph or not."""
-    out = {}
-    for canon, syns in lexicon()["industries"].items():
-        out[canon.lower()] = canon
-        for x in syns:
-            out.setdefault(x.lower(), canon)
-    return dict(sorted(out.items(), key=lambda kv: -len(kv[0])))
+    """phrase -> industry for every industry the lexicon knows, in the graph or not; longest first."""
+    return dict(sorted(_lexicon_phrases("industries").items(), key=lambda kv: -len(kv[0])))
 
 
+@lru_cache(maxsize=1)
 def country_phrases() -> dict[str, str]:
     """phrase -> country for every country the lexicon knows, in the graph or not."""
-    out = {}
-    for canon, syns in lexicon()["countries"].items():
-        out[canon.lower()] = canon
-        for s in syns:
-            out[s.lower()] = canon
-    return out
+    return _lexicon_phrases("countries")
 
 
 def unmatched_law(q: str, matched: dict[str, str]) -> str | None:
@@ -359,7 +356,6 @@ ORDINALS = {"first": 1, "opening": 1, "initial": 1, "second": 2, "third": 3, "fo
             "seventh": 7, "eighth": 8, "ninth": 9, "tenth": 10, "last": -1, "final": -1, "closing": -1,
             "concluding": -1, "penultimate": -2, "second to last": -2, "second last": -2,
             "last but one": -2, "next to last": -2, "third to last": -3, "antepenultimate": -3}
-_ZH_NUM = {"一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
 _EN_POSITION = re.compile(r"\b(" + "|".join(w.replace(" ", r"[\s-]+") for w in sorted(ORDINALS, key=len, reverse=True))
                           + r"|(\d{1,2})(?:st|nd|rd|th))\s+(?:\w+\s+)?"
                           r"(clause|section|article|provision|paragraph|part|term)s?\b", re.I)
@@ -382,7 +378,7 @@ def parse_position(q: str) -> tuple[int, str] | None:
             return 1, m.group(0)
         from_end, num = m.group(2), m.group(3)
         n = from_end or num
-        n = int(n) if n.isdigit() else _ZH_NUM[n]
+        n = int(n) if n.isdigit() else NUMBER_WORDS[n]
         return (-n if from_end else n), m.group(0)
     return None
 

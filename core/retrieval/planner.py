@@ -97,9 +97,7 @@ SPEND_DOWN = re.compile(r"\b(?:decreas\w*|declin\w*|fell|fallen|fall(?:s|ing)?|d
                         r"lower|reduc\w*)\b" + _NOT_AN_AMOUNT + r"|\b(?:spend|spent|pay|paid)\s+less\b" + _NOT_AN_AMOUNT +
                         r"|下降|减少|降低|下滑", re.I)
 HOW_MUCH = re.compile(r"\bhow much\b|多少|几何", re.I)
-NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
-                "ten": 10, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9,
-                "十": 10}
+NUMBER_WORDS = cond.NUMBER_WORDS
 _N = r"(\d{1,3}|one|two|three|four|five|six|seven|eight|nine|ten|[一二两三四五六七八九十])"
 RANKED = re.compile(r"\b(?:top|biggest|largest|highest[- ]spend(?:ing)?)\s+" + _N + r"?\s*(?:\w+\s+)?(?:suppliers?|vendors?|compan(?:y|ies))\b"
                     r"|\b" + _N + r"\s+(?:biggest|largest|top)\b|\b(?:suppliers?|vendors?)\s+by\s+(?:\d{4}\s+)?spend\b"
@@ -1504,21 +1502,14 @@ def _note_unmatched_filters(f: QuestionFacts, rest: str, vocab: Vocabulary) -> N
                                       "knows: no filter was applied for it")
 
 
-# words that qualify "suppliers" without filtering them
-_PLAIN_QUALIFIERS = {"our", "all", "other", "such", "these", "those", "many", "several", "some", "every", "each",
-                     "both", "either", "neither", "no", "none", "current", "existing", "active", "remaining", "listed",
-                     "same", "different", "various", "named", "following", "above", "below", "my", "your", "his",
-                     "her", "its", "their", "which", "what", "whose", "how", "any", "the", "a", "an", "and",
-                     "or", "nor", "of", "with", "without", "for", "from", "in", "on", "at", "by", "to", "than", "that",
-                     "this", "whether", "if", "do", "does", "did", "are", "is", "were", "was", "have", "has", "had",
-                     "there", "who", "more", "most", "fewer", "less", "new", "main", "major", "key", "top",
-                     "biggest", "largest", "smallest", "important", "total", "number", "count", "list", "show",
-                     "name", "give", "find", "get", "tell", "me", "us", "we", "you", "they", "them", "it", "not",
-                     "individual", "respective", "relevant", "affected", "possible", "potential", "external",
-                     "third-party", "third", "party", "foreign", "domestic", "local", "international", "global",
-                     "among", "amongst", "between", "across", "per", "via", "like", "including", "excluding", "except",
-                     "besides", "about", "regarding", "concerning", "whom", "where", "when", "why", "only", "just",
-                     "also", "still", "yet", "even", "then"}
+# words that qualify "suppliers" without filtering them (besides linking.STOPWORDS)
+_PLAIN_QUALIFIERS = {"such", "several", "some", "none", "current", "existing", "active", "remaining", "listed",
+                     "different", "various", "named", "my", "your", "his", "her", "most", "fewer", "new", "main",
+                     "major", "key", "top", "biggest", "largest", "smallest", "important", "number", "count",
+                     "name", "you", "individual", "respective", "relevant", "affected", "possible", "potential",
+                     "external", "third-party", "third", "party", "foreign", "domestic", "local", "international",
+                     "global", "among", "amongst", "across", "via", "like", "including", "excluding", "except",
+                     "besides", "regarding", "concerning", "whom", "only", "just", "still", "yet", "even"}
 
 
 def _unrecognised_qualifier(f: QuestionFacts, rest: str) -> str | None:
@@ -1545,7 +1536,7 @@ def _unrecognised_place(f: QuestionFacts, rest: str) -> str | None:
                                        "effective_date", "spend")
                     for v in ((f.linked.get(key) or {}).values() if isinstance(f.linked.get(key), dict)
                               else [f.linked.get(key) or ""])).lower()
-    if name.lower() in said or any(w.lower() in said for w in name.split()) or parse_year(name, list(range(1950, 2100))):
+    if name.lower() in said or any(w.lower() in said for w in name.split()):
         return None
     return name
 
