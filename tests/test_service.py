@@ -535,3 +535,30 @@ def test_a_filter_nothing_matches_is_said_in_the_answer(graph):
     assert not retail.evidence and any("Retail" in w and "matches none" in w for w in retail.warnings), retail.warnings
     lagos = ask("Which suppliers in Lagos lack a termination clause?", db=graph, log=False)
     assert any("'Lagos'" in w for w in lagos.warnings), lagos.warnings
+
+
+def test_the_agreements_and_dates_of_filtered_suppliers_and_a_count_of_every_supplier(graph):
+    import csv
+
+    rows = list(csv.DictReader((HELDOUT / "agreements.csv").open(encoding="utf-8")))
+    swedish = [r for r in rows if r["company"] == "Nordhavn Medical AB"]
+    for q in ("When did the Swedish supplier's contract take effect?", "瑞典供应商的合同是哪天生效的？"):
+        r = ask(q, db=graph, log=False)
+        assert r.evidence_companies == ["Nordhavn Medical AB"], (q, r.answer)
+        assert all(a["effective_date"] in r.answer and a["sla_id"] in r.answer for a in swedish), r.answer
+    assert "in Sweden" not in ask("瑞典供应商的合同是哪天生效的？", db=graph, log=False).answer   # said in Chinese
+    companies = list(csv.DictReader((HELDOUT / "companies.csv").open(encoding="utf-8")))
+    for q in ("How many suppliers do we have?", "我们一共有多少家供应商？"):
+        r = ask(q, db=graph, log=False)
+        assert r.plan.intent == "count" and not r.plan.params.types, (q, r.plan.why)
+        assert len(set(r.evidence_companies)) == len(companies) and str(len(companies)) in r.answer, r.answer
+
+
+def test_a_chinese_question_about_a_type_the_agreement_lacks_shows_the_closest_clauses(graph):
+    key = json.loads((HELDOUT / "expected.json").read_text(encoding="utf-8"))
+    liability = [f"AGR-01#{i}" for i, c in enumerate(key["AGR-01"], start=1) if c["type"] == "Liability"]
+    r = ask("Iberlogix的运输合同对货物损坏的赔偿是怎么约定的？", db=graph, log=False)
+    assert r.plan.params.types == ["Indemnification"], r.plan.linked   # no such clause in AGR-01
+    assert r.answer.startswith("在Iberlogix") and "没有找到" in r.answer, r.answer
+    assert set(liability) <= {e.clause_id for e in r.evidence}, (liability, [e.clause_id for e in r.evidence])
+    assert all(e.sla_id == "AGR-01" for e in r.evidence)

@@ -285,7 +285,12 @@ def _compose(plan: Plan, rows: list[dict], evidence: list[Evidence]) -> str:
             who = _join(p.companies or [], lang)
             if unit == "agreements":
                 n = len({r.get("sla_id") for r in rows})
-                what = ("份协议" if lang == "zh" else ("agreement" if n == 1 else "agreements")) + (f" ({who})" if who else (f" {describe_filters(plan, of_agreements=True)}" if describe_filters(plan) else ""))
+                if lang == "zh":
+                    filters = describe_filters_zh(plan)
+                    what = "份协议" + (f"（{who}）" if who else (f"（{filters}供应商）" if filters else ""))
+                else:
+                    filters = describe_filters(plan, of_agreements=True)
+                    what = ("agreement" if n == 1 else "agreements") + (f" ({who})" if who else (f" {filters}" if filters else ""))
             else:
                 what = ("个条款" if lang == "zh" else "clauses") + (f" in the agreements of {who}" if who and lang != "zh" else (f"（{who}）" if who else ""))
             listing = _agreement_lines(rows, lang) if unit == "agreements" and 0 < n <= 20 else ""
@@ -563,7 +568,7 @@ def _agreement_lines(rows: list[dict], lang: str) -> str:
         facts = [f for f in (r.get("service_name"),
                              (f"生效 {r['effective_date']}" if lang == "zh" else f"effective {r['effective_date']}")
                              if r.get("effective_date") else None,
-                             (f"适用{r['governing_law']}法律" if lang == "zh" else f"{r['governing_law']} law")
+                             (f"适用{_zh_value('countries', r['governing_law'])}法律" if lang == "zh" else f"{r['governing_law']} law")
                              if r.get("governing_law") else None) if f]
         lines.append(f"- {r.get('company')}, {r['sla_id']}" + (f": {'；'.join(facts) if lang == 'zh' else '; '.join(facts)}"
                                                                 if facts else ""))

@@ -38,11 +38,13 @@ NEGATION = re.compile(
     r"缺少|缺乏|没有|无|未包含|不包含|缺失|未约定|没约定|找不到|不含|不包括|未包括|没写|未写|未规定|没规定|尚未|还未", re.I)
 # "count" only as a verb or noun of counting ("what does not count against uptime" counts nothing);
 # "是多少" asks for a value ("the liability cap is how much"), not a count
-COUNT_WORDS = re.compile(r"\b(how many|number of|count)\b(?!\s+(?:against|towards?|as|for)\b)|(?<![是为])多少|几个|几家|几份|几条|几项|数量",
+COUNT_WORDS = re.compile(r"\b(how many|number of|count)\b(?!\s+(?:against|towards?|as|for)\b)|(?<![是为])多少|(?<!哪)几(?:个|家|份|条|项)|数量",
                          re.I)
 SUM_WORDS = re.compile(r"\b(total|sum|combined|aggregate|overall|altogether|add(?:ed)? up)\b.{0,30}\b(spend|spending|spent|amount|cost|outlay|expenditure)\b|"
-                       r"\b(spend|spent|spending|cost|paid|outlay|expenditure)\b.{0,40}\b(altogether|in total|combined|(?:all )?together)\b|一共|总计|"
-                       r"\b(spend|spending)\b.{0,20}\b(total|sum|combined)\b|总支出|支出总额|总额|合计|总共", re.I)
+                       r"\b(spend|spent|spending|cost|paid|outlay|expenditure)\b.{0,40}\b(altogether|in total|combined|(?:all )?together)\b|"
+                       r"\b(spend|spending)\b.{0,20}\b(total|sum|combined)\b|总支出|支出总额|总额", re.I)
+# "in total" in Chinese: a sum of money, or of things counted ("一共有多少家供应商": a count)
+TOTAL_ZH = re.compile(r"一共|总计|合计|总共")
 NO_AGREEMENT = re.compile(
     r"\b(without|no|lack|lacks|lacking|missing|don't have|do not have|doesn't have|does not have|have no|has no)\b"
     r"\s+(an?\s+|any\s+)?(signed\s+)?(agreements?|contracts?|slas?)\b|\b(?:never|not|n't|yet\s+to)\s+(?:been\s+|yet\s+)?(?:sign(?:ed)?|agreed|concluded|executed)\s+(?:an?\s+|any\s+)?(?:agreements?|contracts?|slas?)\b|(?:没有|没|未|尚未|还没有?)签.{0,4}(协议|合同)|没有.{0,6}(协议|合同)|无(协议|合同)|缺少.{0,4}(协议|合同)|未签.{0,4}(协议|合同)", re.I)
@@ -222,21 +224,26 @@ PHRASE_STOP = re.compile(
     r"vendors?|agreements?|contracts?|say|says|does|do|is|are|in|for|from|to|german|french|[a-z]+'s)\b", re.I)
 
 
+# "适用哪国法律" asks for the value of 适用法律: the question word inside a term is left out
+ZH_ASKED_VALUE = re.compile(r"哪(?:一)?国(?:家)?的?|哪个国家的?|什么样的?|什么|哪种|何种|哪类")
+
+
 def link_clause_types(question: str, by_meaning: bool = True) -> tuple[list[str], dict[str, str], str | None]:
     """Types named or described in the question; also the leftover topic for relay search.
     `by_meaning=False` links only types named by their words (no model call)."""
     q = question.lower()
+    zh_terms = ZH_ASKED_VALUE.sub("", question)
     found: dict[str, str] = {}
     named: list[str] = []  # English phrases that named or described a type (described-types pass)
     cjk_spans: dict[str, tuple[int, int]] = {}
     en_spans: dict[str, tuple[int, int]] = {}
     for phrase, tname, weight in _type_phrases_longest_first():
         word = phrase.rstrip("*")
-        if tname in found or word not in q:  # the regexes below need the phrase as a substring
+        if tname in found or (word not in q and word not in zh_terms):  # the regexes below need a substring
             continue
         if CJK.search(phrase):
             # longest first: "赔偿" inside an already matched "服务赔偿" names no second type
-            free = [i for i in (m.start() for m in re.finditer(re.escape(phrase), question))
+            free = [i for i in (m.start() for m in re.finditer(re.escape(phrase), zh_terms))
                     if not any(a <= i and i + len(phrase) <= b for a, b in cjk_spans.values())]
             if free:
                 found[tname] = f"keyword '{phrase}'"
@@ -744,6 +751,7 @@ def extract_facts(question: str, vocab: Vocabulary, forced_mode: str | None = No
         linked=linked,
         negated=_negated(q, how_t, _about_companies_text(q)),
         counting=counting, summing=bool(SUM_WORDS.search(q)) or (spend.asks and bool(HOW_MUCH.search(q)))
+        or (bool(TOTAL_ZH.search(q)) and not counting)
         or _asks_group_spend(q, spend, bool(how_c or types or counting), (countries, industries, cities, laws)),
         counts_agreements=counting and bool(COUNTS_AGREEMENTS.search(q)),
         wants_companies=_wants_companies(_without_phrases(q, [p for found in (countries, industries, cities)
@@ -1152,8 +1160,11 @@ def _count_or(intent: Intent) -> Callable[[QuestionFacts], Intent]:
     return lambda f: Intent.SUM_SPEND if f.summing else (Intent.COUNT if f.counting else intent)
 
 
-ASKS_AGREEMENT_DATE = re.compile(r"\bwhen\s+(?:was|were|did)\b.{0,60}\b(?:sign\w*|start\w*|conclud\w*|effective)\b|"
-                                 r"哪一年|哪年|什么时候(?:签|生效|开始)|何时(?:签|生效)|生效日期|签订日期|签署日期", re.I)
+ASKS_AGREEMENT_DATE = re.compile(
+    r"\bwhen\s+(?:was|were|did|does|do|is|are)\b.{0,60}\b(?:sign\w*|start\w*|begin\w*|began|commenc\w*|conclud\w*|"
+    r"effective|(?:take|took|taken|takes)\s+effect|(?:come|came|comes)\s+into\s+(?:force|effect)|execut\w*)\b|"
+    r"\b(?:effective|start|signing|commencement)\s+dates?\s+of\b|"
+    r"哪一年|哪年|(?:什么时候|何时|哪天|哪一天|几号|什么日期)(?:签|生效|开始)|生效日期|签订日期|签署日期|生效时间", re.I)
 LISTS_AGREEMENTS = re.compile(r"\b(?:which|what|list|show|find)\s+(?:(?!(?:do|does|did|is|are|was|were)\b)\w+\s+){0,2}?"
                               r"(?:agreements?|contracts?|slas?)\b|"
                               r"(?:合同|协议)有哪些|哪些(?:合同|协议)", re.I)
@@ -1165,7 +1176,27 @@ def _aggregate_over_companies(f: QuestionFacts) -> bool:
     text_query = f.text_query
     lists = f.wants_companies or (bool(LISTS_AGREEMENTS.search(f.q)) and not f.topic and not f.wording)
     return bool(f.spend_change) or (f.has_filters and (f.counting or f.summing or lists or not text_query)) or \
-        ((f.counting or f.summing) and not text_query) or (f.summing and bool(ALL_WORDS.search(f.q)))
+        (f.counting and not _has_content(text_query)) or (f.summing and not text_query) or (f.summing and bool(ALL_WORDS.search(f.q)))
+
+
+# what is left of "how many suppliers do we have / work with / have on file?" once the filters
+# and scaffolding are gone: words of having and dealing, not a topic a clause could be about
+RELATION_WORDS = {"work", "working", "worked", "deal", "dealing", "use", "using", "engage", "engaged",
+                  "business", "file", "record", "records", "system", "currently", "now", "today", "altogether",
+                  "overall", "got", "exist", "exists", "existing", "active", "total"}
+ZH_SCAFFOLD = re.compile(r"我们|我方|咱们|我司|一共|总共|共计|合计|共|目前|现在|当前|多少|几|家|个|有|供应商|厂商|公司|企业|"
+                         r"合作|签约|的|吗|呢|了|在|数量|总数|是|[？?。！!，,\s]")
+
+
+def _has_content(text: str | None) -> bool:
+    """Whether a search text carries a topic (two or more content words, or Chinese beyond
+    the scaffolding of a count)."""
+    if not text:
+        return False
+    if CJK.search(text):
+        return len(ZH_SCAFFOLD.sub("", text)) >= 2
+    words = [w for w in _words(text) if w not in STOPWORDS and w not in RELATION_WORDS and not w.isdigit()]
+    return len(words) >= 1
 
 
 @dataclass(frozen=True)
@@ -1242,7 +1273,9 @@ ROUTES: tuple[Rule, ...] = (
     Rule("type_gap", lambda f: bool(f.types) and f.negated,
          _count_or(Intent.GAP), Mode.ATTRIBUTE,
          "asks which companies lack a clause type (none of the types among their classified clauses)", _gap_types),
-    Rule("type_presence", lambda f: bool(f.types) and f.wants_companies and not COMPARE.search(f.q),
+    # "do Swiss suppliers have X?", "医疗行业的供应商有没有约定X？": yes or no, supplier by supplier
+    Rule("type_presence", lambda f: bool(f.types) and (f.wants_companies or (f.yes_no and f.has_filters))
+         and not COMPARE.search(f.q),
          lambda f: Intent.COUNT if f.counting else Intent.PRESENCE, Mode.ATTRIBUTE,
          "asks which companies have a clause type", _set(gap=False)),
     Rule("attribute_clauses", lambda f: bool(f.types) and f.has_filters,
@@ -1258,6 +1291,13 @@ ROUTES: tuple[Rule, ...] = (
     Rule("hybrid", lambda f: bool(f.text_query) and bool(f.wording or f.quoted),
          Intent.HYBRID, Mode.HYBRID, "asks about wording: full-text and vector search, fused",
          _set_text(lambda f: f.text_query)),
+    # "when did the Swedish supplier's contract take effect?": the agreements of the suppliers
+    # the filters pick, with their dates (as for a named supplier)
+    Rule("filtered_agreements",
+         lambda f: f.has_filters and not (f.named or f.types or f.topic or f.positional or f.counting)
+         and bool(ASKS_AGREEMENT_DATE.search(f.q)),
+         Intent.COUNT, Mode.ATTRIBUTE, "lists the agreements of the suppliers the filters pick (service, date, law)",
+         _set(count_unit="agreements")),
     Rule("companies", _aggregate_over_companies,
          _count_or(Intent.COMPANIES), Mode.ATTRIBUTE, "filters companies by attributes"),
     Rule("total_spend", lambda f: f.summing and f.asks_spend and not (f.types or f.named or f.topic or f.wording),

@@ -169,8 +169,11 @@ def _closest_when_type_missing(plan: Plan, db: Database, result: Result) -> list
     """A named agreement with no clause of the asked type ("what does Sakura's agreement say
     about response times?" where the times sit in a clause typed otherwise): say so, then show
     the agreement's clauses closest to the question, from a query that re-runs to them."""
-    # ranked by the whole question: the type's word alone ("response time") carries less of it
+    # ranked by the whole question: the type's word alone ("response time") carries less of it;
+    # a Chinese question by what the asked types mean (the English embedder reads Chinese as noise)
     text = plan.params.text or result.question
+    if plan.language == "zh":
+        text = _types_meaning(plan.params.types) or text
     topic = replace(plan, intent=Intent.DOCUMENT_TOPIC, params=replace(plan.params, types=[], text=text))
     try:
         retrieval = RETRIEVERS[Mode.DOCUMENT](db).retrieve(topic, embed=_embed_fn())
@@ -190,6 +193,14 @@ def _closest_when_type_missing(plan: Plan, db: Database, result: Result) -> list
     result.answer = f"{missing}\n\n{compose_answer(topic, retrieval.rows, result.evidence)}"
     result.subgraph = build_subgraph(retrieval.rows, result.evidence)
     return retrieval.rows
+
+
+def _types_meaning(types: list[str]) -> str:
+    """The asked types' names and descriptions from the taxonomy, as a text to rank clauses by."""
+    from core.taxonomy import load_taxonomy
+
+    by_name = {t.name: t for t in load_taxonomy()}
+    return " ".join(f"{by_name[t].name}. {by_name[t].description}" for t in types if t in by_name)
 
 
 def _state_gap_definition(plan: Plan, db: Database, result: Result) -> None:

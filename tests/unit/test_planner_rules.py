@@ -28,7 +28,7 @@ EXPECTED_ORDER = (
     "named_count_agreements", "named_agreements", "named_count_clauses", "named_gap", "named_position", "named_neighbour", "named_presence",
     "document_type", "document_topic", "document",
     "type_gap", "type_presence", "attribute_clauses", "clause_type_topic", "clause_type",
-    "hybrid", "companies", "total_spend", "relay",
+    "hybrid", "filtered_agreements", "companies", "total_spend", "relay",
 )
 
 
@@ -613,3 +613,47 @@ def test_a_word_before_suppliers_that_names_nothing_is_said():
               "Among suppliers we spent more than 500k with, who lacks a termination clause?",
               "Which high-spend suppliers lack a termination clause?"):
         assert "not_recognised" not in plan_question(q, VOCAB).linked, q
+
+
+def test_counting_every_supplier_asks_no_topic():
+    for q in ("How many suppliers do we have?", "How many suppliers are there?", "How many vendors do we work with?",
+              "我们一共有多少家供应商？", "供应商一共有几家？"):
+        p = plan_question(q, VOCAB)
+        assert p.intent == Intent.COUNT and not p.params.types and not p.params.text, (q, p.why, p.params.types)
+    # a count of suppliers with something still asks for it
+    p = plan_question("How many suppliers do we have with a termination clause?", VOCAB)
+    assert p.intent == Intent.COUNT and p.params.types == ["Termination"], p.why
+    p = plan_question("How many suppliers do we have in Germany?", VOCAB)
+    assert p.intent == Intent.COUNT and p.params.countries == ["Germany"], p.why
+
+
+def test_which_ones_in_chinese_is_no_count_and_a_chinese_total_of_things_no_sum():
+    p = plan_question("哪几家供应商的合同里找不到终止条款？", VOCAB)
+    assert p.intent == Intent.GAP, p.why
+    assert plan_question("供应商一共有几家？", VOCAB).intent == Intent.COUNT
+    assert plan_question("2024年我们一共花了多少钱？", VOCAB).intent == Intent.SUM_SPEND
+
+
+def test_the_dates_of_the_agreements_of_filtered_suppliers():
+    for q in ("When did the German supplier's contract take effect?", "When were the French supplier's contracts signed?",
+              "德国供应商的合同是哪天生效的？"):
+        p = plan_question(q, VOCAB)
+        assert p.intent == Intent.COUNT and p.params.count_unit == "agreements" and p.mode == Mode.ATTRIBUTE, (q, p.why)
+        assert p.params.countries, q
+
+
+def test_a_yes_no_question_about_filtered_suppliers_is_answered_supplier_by_supplier():
+    for q in ("Do German suppliers have a termination clause?", "德国供应商有没有终止条款？", "德国供应商有终止条款吗？"):
+        p = plan_question(q, VOCAB)
+        assert p.intent == Intent.PRESENCE and p.params.types == ["Termination"], (q, p.why)
+
+
+def test_a_question_word_inside_a_chinese_term_still_names_the_type():
+    from tests.unit.vocabularies import corpus_vocabulary
+
+    vocab = corpus_vocabulary(Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "heldout_corpus")
+    for q in ("新加坡供应商的合同适用哪国法律？", "新加坡供应商的合同适用什么法律？"):
+        p = plan_question(q, vocab)
+        assert p.params.types == ["Governing Law"] and p.params.countries == ["Singapore"], (q, p.linked)
+    p = plan_question("哪些合同适用中国法律？", vocab)   # a law named: a filter, not a question about the clause
+    assert p.params.governing_laws == ["China"] and not p.params.types, p.linked
