@@ -562,3 +562,20 @@ def test_a_chinese_question_about_a_type_the_agreement_lacks_shows_the_closest_c
     assert r.answer.startswith("在Iberlogix") and "没有找到" in r.answer, r.answer
     assert set(liability) <= {e.clause_id for e in r.evidence}, (liability, [e.clause_id for e in r.evidence])
     assert all(e.sla_id == "AGR-01" for e in r.evidence)
+
+
+def test_agreements_ranked_by_effective_date(graph):
+    import csv
+
+    rows = [r for r in csv.DictReader((HELDOUT / "agreements.csv").open(encoding="utf-8")) if r["effective_date"]]
+    by_date = sorted(rows, key=lambda r: (r["effective_date"], r["company"], r["sla_id"]))
+    first = ask("Which supplier's contract took effect earliest?", db=graph, log=False)
+    assert [x["sla_id"] for x in first.rows] == [by_date[0]["sla_id"]], first.answer
+    assert first.answer.startswith("The earliest agreement by effective date") and by_date[0]["effective_date"] in first.answer
+    newest = ask("最新签的两份合同是哪些？", db=graph, log=False)
+    assert [x["sla_id"] for x in newest.rows] == [r["sla_id"] for r in sorted(
+        rows, key=lambda r: r["effective_date"], reverse=True)[:2]], newest.answer
+    own = [r for r in rows if r["company"] == "Alpenkraft Datacenter AG"]
+    latest = ask("Which is Alpenkraft's most recent agreement?", db=graph, log=False)
+    assert [x["sla_id"] for x in latest.rows] == [max(own, key=lambda r: r["effective_date"])["sla_id"]], latest.answer
+    assert graph.read(latest.cypher, latest.params) == latest.rows   # the Cypher shown is the ranking that ran

@@ -294,6 +294,8 @@ def _compose(plan: Plan, rows: list[dict], evidence: list[Evidence]) -> str:
             else:
                 what = ("个条款" if lang == "zh" else "clauses") + (f" in the agreements of {who}" if who and lang != "zh" else (f"（{who}）" if who else ""))
             listing = _agreement_lines(rows, lang) if unit == "agreements" and 0 < n <= 20 else ""
+            if unit == "agreements" and p.agreement_order and n:
+                return _ranked_agreements_head(plan, n, lang) + (f" {refs}" if refs else "") + listing
             if lang == "zh":
                 return f"共有 {n} {what}。" + (f" {refs}" if refs else "") + listing
             return f"{n} {what}." + (f" {refs}" if refs else "") + listing
@@ -556,6 +558,21 @@ def _clause_head(plan: Plan, tname: str, scope: str, n: int, found: list[str], l
     if intent in SEARCH_INTENTS:
         return f"{n} clause{'s' if n != 1 else ''} of {scope} match \"{_quote(p.text)}\" (closest first):"
     return f"{n} {tname} clause{'s' if n != 1 else ''} from {n_comp} {scope}:"
+
+
+def _ranked_agreements_head(plan: Plan, n: int, lang: str) -> str:
+    """"The earliest agreement by effective date (suppliers in Austria):" and its Chinese."""
+    p = plan.params
+    early = p.agreement_order == "earliest"
+    if lang == "zh":
+        filters = describe_filters_zh(plan)
+        scope = f"（{_join(p.companies, lang)}）" if p.companies else (f"（{filters}供应商）" if filters else "")
+        return f"按生效日期{'最早' if early else '最新'}的 {n} 份协议{scope}："
+    filters = describe_filters(plan)
+    scope = f" ({_join(p.companies, lang)})" if p.companies else (f" (suppliers {filters})" if filters else "")
+    word = "earliest" if early else "latest"
+    return (f"The {word} agreement by effective date{scope}:" if n == 1
+            else f"The {n} {word} agreements by effective date{scope}:")
 
 
 def _agreement_lines(rows: list[dict], lang: str) -> str:

@@ -251,6 +251,37 @@ def agreement_count(q: str) -> tuple[int | None, int | None, str] | None:
     return None
 
 
+_RANK_EN = re.compile(r"\b(?:(?P<n>\d{1,2}|" + "|".join(NUMBER_WORDS) + r")\s+)?(?:of\s+)?(?:our\s+|the\s+)?"
+                      r"(?P<word>oldest|earliest|newest|latest|youngest|most\s+recent(?:ly)?)\b", re.I)
+_RANK_ZH = re.compile(r"(?P<word>最早|最新|最近(?![一二两三四五六七八九十\d几]))")
+_RANK_ZH_N = re.compile(r"前\s*(\d{1,2}|[一二两三四五六七八九十])|(\d{1,2}|[一二两三四五六七八九十])\s*份")
+_ZH_N = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
+_DATED_THING = re.compile(r"\b(?:agreements?|contracts?|slas?|deals?|signed|effective|took\s+effect|in\s+force|started|"
+                          r"began|concluded|entered\s+into)\b|合同|协议|签|生效", re.I)
+
+
+def agreement_rank(q: str) -> tuple[str, int, str] | None:
+    """("earliest" | "latest", how many, the words) when a question ranks agreements by their
+    effective date: "which supplier's contract took effect first ... earliest", "our three
+    newest agreements", "最早生效的合同". Not a spend ranking ("latest spend"), nor a window
+    ("最近两年")."""
+    if SPEND_NEAR.search(q) or not _DATED_THING.search(q):
+        return None
+    m = _RANK_EN.search(q) or _RANK_ZH.search(q)
+    if not m:
+        return None
+    word = re.sub(r"\s+", " ", m.group("word").lower())
+    order = "earliest" if word in {"oldest", "earliest", "最早"} else "latest"
+    n = 1
+    if m.re is _RANK_EN and m.group("n"):
+        k = m.group("n").lower()
+        n = int(k) if k.isdigit() else NUMBER_WORDS[k]
+    elif (zn := _RANK_ZH_N.search(q)):
+        k = zn.group(1) or zn.group(2)
+        n = int(k) if k.isdigit() else _ZH_N[k]
+    return order, max(1, min(n, 50)), m.group(0).strip()
+
+
 # --- governing law ------------------------------------------------------------------------
 
 LAW_CONTEXT = re.compile(r"\b(\w+(?:\s+\w+)?)\s+law\b|\blaws?\s+of\s+(?:the\s+)?(\w+(?:\s+\w+)?)|"

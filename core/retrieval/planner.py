@@ -269,7 +269,7 @@ def link_clause_types(question: str, by_meaning: bool = True) -> tuple[list[str]
     if not found:
         found.update(_misspelt_types(q))
     # Chinese "<词>条款": match the words before 条款 against the types' Chinese keywords.
-    for m in re.finditer(r"([\u4e00-\u9fff]{2,10})(条款|规定|条)", question):
+    for m in re.finditer(r"((?:(?!条款)[\u4e00-\u9fff]){2,10})(条款|规定|条)", question):   # one 条款 each
         phrase = m.group(1)
         for size in (4, 3, 2):
             tail = phrase[-size:]
@@ -608,6 +608,7 @@ class QuestionFacts:
     spend_from_year: int | None = None
     agreements_min: int | None = None        # "suppliers with more than one contract": at least 2
     agreements_max: int | None = None
+    agreement_rank: tuple[str, int] | None = None   # ("earliest" | "latest", n): agreements ranked by date
     date_from: str | None = None             # the agreements' effective-date window (read_conditions)
     date_to: str | None = None
     categories: dict[str, str] = field(default_factory=dict)   # spend category -> the phrase that named it
@@ -1105,6 +1106,8 @@ def base_plan_params(f: QuestionFacts, vocab: Vocabulary) -> PlanParams:
     if f.law_scope:
         params.law_scope, params.law_countries = f.law_scope, cond.law_countries(vocab.governing_laws)
     params.agreements_min, params.agreements_max = f.agreements_min, f.agreements_max
+    if f.agreement_rank:
+        params.agreement_order, params.agreement_top = f.agreement_rank
     if f.any_gap:
         params.type_match = "any"
     if f.exclude_companies:
@@ -1175,7 +1178,8 @@ def _aggregate_over_companies(f: QuestionFacts) -> bool:
     the filters ("which contracts are governed by Italian law": no topic to search for)."""
     text_query = f.text_query
     lists = f.wants_companies or (bool(LISTS_AGREEMENTS.search(f.q)) and not f.topic and not f.wording)
-    return bool(f.spend_change) or (f.has_filters and (f.counting or f.summing or lists or not text_query)) or \
+    return bool(f.spend_change) or \
+        (f.has_filters and (f.counting or f.summing or lists or not _has_content(text_query))) or \
         (f.counting and not _has_content(text_query)) or (f.summing and not text_query) or (f.summing and bool(ALL_WORDS.search(f.q)))
 
 
@@ -1184,7 +1188,7 @@ def _aggregate_over_companies(f: QuestionFacts) -> bool:
 RELATION_WORDS = {"work", "working", "worked", "deal", "dealing", "use", "using", "engage", "engaged",
                   "business", "file", "record", "records", "system", "currently", "now", "today", "altogether",
                   "overall", "got", "exist", "exists", "existing", "active", "total"}
-ZH_SCAFFOLD = re.compile(r"我们|我方|咱们|我司|一共|总共|共计|合计|共|目前|现在|当前|多少|几|家|个|有|供应商|厂商|公司|企业|"
+ZH_SCAFFOLD = re.compile(r"我们|我方|咱们|我司|一共|总共|共计|合计|共|目前|现在|当前|多少|几|家|个|有|供应商|厂商|公司|企业|位于|总部|"
                          r"合作|签约|的|吗|呢|了|在|数量|总数|是|[？?。！!，,\s]")
 
 
@@ -1223,6 +1227,10 @@ ROUTES: tuple[Rule, ...] = (
     # 1. companies without any agreement
     Rule("no_agreement", lambda f: bool(NO_AGREEMENT.search(f.q)) and not f.types,
          Intent.NO_AGREEMENT, Mode.ATTRIBUTE, "asks for companies that have no agreement"),
+    # 1a. agreements ranked by effective date ("which supplier's contract took effect earliest?")
+    Rule("agreements_by_date", lambda f: bool(f.agreement_rank),
+         Intent.COUNT, Mode.ATTRIBUTE, "ranks the agreements by effective date",
+         _set(count_unit="agreements")),
     # 1b. spend figures (no clause type named): one supplier's over the years, totals per group,
     # a ranking, or the spend on named categories
     Rule("spend_history",
@@ -1429,6 +1437,10 @@ def read_conditions(f: QuestionFacts, rest: str, vocab: Vocabulary) -> QuestionF
         f.law_scope = scope[0]
         f.linked["law_scope"] = {scope[0]: scope[1]}   # the words, masked when the meaning is read
     _law_words_are_no_type(f)
+    ranked = cond.agreement_rank(f.q)
+    if ranked and not (f.types or f.positional):
+        f.agreement_rank = ranked[:2]
+        f.linked["agreement_rank"] = {f"the {ranked[1]} {ranked[0]} by effective date": ranked[2]}
     counted = cond.agreement_count(f.q)
     if counted and not f.named:
         f.agreements_min, f.agreements_max = counted[0], counted[1]

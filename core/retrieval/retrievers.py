@@ -206,7 +206,10 @@ class AttributeRetriever(Retriever):
                                        and not params["types"]):
             return self._spend(plan, params, active - {"types"}, spend)
         if plan.params.count_unit == "agreements":
-            return self._run(q.count_agreements(active - {"types"}, spend), params)
+            order = plan.params.agreement_order
+            if order:
+                params["agreement_top"] = int(plan.params.agreement_top or 1)
+            return self._run(q.count_agreements(active - {"types"}, spend, order), params)
         aggregate = intent in {Intent.COUNT, Intent.SUM_SPEND}
         if params["types"] and (intent == Intent.GAP or (aggregate and plan.params.gap)):
             present = [t for t in plan.params.present_types or [] if t not in params["types"]]

@@ -23,7 +23,7 @@ VOCAB = two_suppliers()
 
 # The routing policy: the first rule that applies wins, so this order is behaviour.
 EXPECTED_ORDER = (
-    "follow_up_neighbour", "no_agreement",
+    "follow_up_neighbour", "no_agreement", "agreements_by_date",
     "spend_history", "spend_by", "spend_top", "category_spend",
     "named_count_agreements", "named_agreements", "named_count_clauses", "named_gap", "named_position", "named_neighbour", "named_presence",
     "document_type", "document_topic", "document",
@@ -657,3 +657,17 @@ def test_a_question_word_inside_a_chinese_term_still_names_the_type():
         assert p.params.types == ["Governing Law"] and p.params.countries == ["Singapore"], (q, p.linked)
     p = plan_question("哪些合同适用中国法律？", vocab)   # a law named: a filter, not a question about the clause
     assert p.params.governing_laws == ["China"] and not p.params.types, p.linked
+
+
+def test_agreements_ranked_by_effective_date():
+    from core.retrieval.conditions import agreement_rank
+
+    assert agreement_rank("哪家供应商的合同最早生效？")[:2] == ("earliest", 1)
+    assert agreement_rank("Show our three newest agreements")[:2] == ("latest", 3)
+    assert agreement_rank("Which is the most recent contract?")[:2] == ("latest", 1)
+    assert agreement_rank("最新签的两份合同是哪些？")[:2] == ("latest", 2)
+    for not_ranked in ("What was our latest spend with Kestrel?", "最近两年签的合同有哪些？", "Show the latest clause"):
+        assert agreement_rank(not_ranked) is None, not_ranked
+    p = plan_question("Which German supplier's contract is the oldest?", VOCAB)
+    assert p.intent == Intent.COUNT and p.params.count_unit == "agreements" and p.mode == Mode.ATTRIBUTE
+    assert (p.params.agreement_order, p.params.agreement_top, p.params.countries) == ("earliest", 1, ["Germany"])

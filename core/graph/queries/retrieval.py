@@ -162,14 +162,20 @@ ORDER BY company, sla_id
 LIMIT $limit""".replace("\n\n", "\n")
 
 
-def count_agreements(active, spend="spend_latest") -> str:
+def count_agreements(active, spend="spend_latest", order: str | None = None) -> str:
+    """The agreements that pass the filters; `order` "earliest" / "latest": the first $agreement_top
+    of them by effective date (agreements without a date are left out of a ranking)."""
     conds = company_conditions(active, spend) + agreement_conditions(active)
+    if order:
+        conds.append("s.effective_date IS NOT NULL")
+    sort = (f"s.effective_date {'ASC' if order == 'earliest' else 'DESC'}, co.name, s.id" if order
+            else "co.name, s.id")
     return f"""MATCH (co:Company)-[:HAS_SLA]->(s:SLA)
 {where(conds)}
 RETURN co.name AS company, s.id AS sla_id, s.service_name AS service_name, s.governing_law AS governing_law,
        toString(s.effective_date) AS effective_date, co[$spend_key] AS spend
-ORDER BY co.name, s.id
-LIMIT $limit"""
+ORDER BY {sort}
+LIMIT {'$agreement_top' if order else '$limit'}"""
 
 
 def clause_type_clauses(start: str = "companies") -> str:
