@@ -149,6 +149,7 @@ class PlanParams:
     spend_years: list[int] | None = None   # spend_history: several named years ("2023 and 2024")
     group_by: str | None = None       # spend_by: "country" | "industry" | "category"
     top: int | None = None            # spend_top: how many suppliers
+    spend_order: str | None = None    # "lowest": a ranking by spend starts from the smallest
     currency: str | None = None       # the base currency every spend figure is in (for answers)
 
     def to_dict(self) -> dict[str, Any]:

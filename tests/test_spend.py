@@ -106,6 +106,9 @@ def test_gap_report_spend_at_risk_is_in_the_base_currency(spend_graph):
      ["420,000 EUR", "Cedar Health Ltd (240,000 EUR)", "Acme Cloud GmbH (180,000 EUR)"]),
     ("2024年在Field Engineering上的支出是多少？", ["420,000 EUR", "2 家供应商"]),
     ("Top 2 suppliers by spend", ["Acme Cloud GmbH (630,000 EUR) [S1]", "Borealis Data Oy (400,000 EUR) [S2]"]),
+    # the other end of the ranking
+    ("Which supplier did we spend the least with in 2024?", ["lowest 2024 spend", "Cedar Health Ltd (340,000 EUR) [S1]"]),
+    ("2024年支出最低的两家供应商", ["支出最低", "Cedar Health Ltd (340,000 EUR) [S1]", "Borealis Data Oy (400,000 EUR) [S2]"]),
     ("Total spend by country in 2024", ["Germany 630,000 EUR", "Finland 400,000 EUR", "Total: 1,370,000 EUR"]),
     ("Total 2024 spend by category", ["Hosting 950,000 EUR (3 suppliers)", "Field Engineering 420,000 EUR"]),
     ("2024年按行业统计的总支出", ["合计 1,370,000 EUR"]),

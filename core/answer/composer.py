@@ -176,7 +176,7 @@ def describe_filters(plan: Plan, of_agreements: bool = False) -> str:
     elif p.date_to:
         parts.append(f"{dated} until {p.date_to}")
     if p.top and plan.intent not in SPEND_INTENTS:
-        parts.append(f"among the {p.top} with the highest {p.spend_year or 'latest'} spend")
+        parts.append(f"among the {p.top} with the {_end(p, 'en')} {p.spend_year or 'latest'} spend")
     return " ".join(parts)
 
 
@@ -230,7 +230,7 @@ def describe_filters_zh(plan: Plan) -> str:
     if p.date_to:
         parts.append(f"{p.date_to}前生效")
     if p.top and plan.intent not in SPEND_INTENTS:
-        parts.append(f"{year}支出排名前 {p.top} ")
+        parts.append(f"{year}支出{'最低' if p.spend_order == 'lowest' else '排名前'} {p.top} ")
     return "、".join(parts) + "的" if parts else ""
 
 
@@ -668,13 +668,19 @@ def spend_answer(plan: Plan, rows: list[dict], evidence: list[Evidence]) -> str:
     on = f" on {cats}" if cats else ""
     if lang == "zh":
         where_ = f"在{cats}上" if cats else ""
-        return f"{year}年{filt}{where_}支出最高的 {len(items)} 家供应商：" + "；".join(items) + "。"
+        return f"{year}年{filt}{where_}支出{_end(p, 'zh')}的 {len(items)} 家供应商：" + "；".join(items) + "。"
     scope = f" {filt}" if filt else ""
     if not p.top:
-        return f"{len(items)} supplier{'s' if len(items) != 1 else ''}{scope} with {year} spend{on}, highest first: " \
+        return f"{len(items)} supplier{'s' if len(items) != 1 else ''}{scope} with {year} spend{on}, {_end(p, 'en')} first: " \
             + "; ".join(items) + "."
-    return (f"The {len(items)} supplier{'s' if len(items) != 1 else ''}{scope} with the highest {year} spend{on}: "
+    return (f"The {len(items)} supplier{'s' if len(items) != 1 else ''}{scope} with the {_end(p, 'en')} {year} spend{on}: "
             + "; ".join(items) + ".")
+
+
+def _end(p, lang: str) -> str:
+    """Which end of a spend ranking the question asked for."""
+    low = p.spend_order == "lowest"
+    return ("最低" if low else "最高") if lang == "zh" else ("lowest" if low else "highest")
 
 
 def _group_answer(plan: Plan, rows: list[dict], evidence: list[Evidence]) -> str:

@@ -105,6 +105,11 @@ RANKED = re.compile(r"\b(?:top|biggest|largest|highest[- ]spend(?:ing)?)\s+" + _
                     r"|\b" + _N + r"\s+(?:biggest|largest|top)\b|\b(?:suppliers?|vendors?)\s+by\s+(?:\d{4}\s+)?spend\b"
                     r"|\b(?:most|highest)\s+spend\b|\b(?:spend|spent|spending|pay|paid)\s+(?:\w+\s+){0,2}?(?:the\s+)?most\b|前\s*" + _N + r"\s*(?:名|家|位|个)|支出最(?:高|多|大)的?\s*" + _N + r"?|花费最多的\s*" + _N + r"?"
                     r"|支出排名", re.I)
+# the other end of a ranking: "which supplier did we spend the least with", "our 3 smallest suppliers"
+LOWEST = re.compile(r"\b(?:smallest|lowest[- ]spend(?:ing)?|least[- ]spend(?:ing)?)\s+" + _N + r"?\s*(?:\w+\s+)?(?:suppliers?|vendors?|compan(?:y|ies))\b"
+                    r"|\b" + _N + r"\s+(?:smallest|lowest[- ]spend(?:ing)?)\b|\b(?:lowest|smallest|least)\s+spend\b"
+                    r"|\b(?:spend|spent|spending|pay|paid)\s+(?:\w+\s+){0,3}?(?:the\s+)?least\b"
+                    r"|支出最(?:低|少|小)的?\s*" + _N + r"?|花费最少的\s*" + _N + r"?", re.I)
 GROUP_BY = re.compile(r"\b(?:by|per|for each|each|across)\s+(?:spend\s+)?(countr(?:y|ies)|industr(?:y|ies)|sectors?|categor(?:y|ies))\b"
                       r"|(?:按|各|每个|分)(?:支出|采购)?(国家|行业|类别|品类|类目)", re.I)
 GROUPS = {"countr": "country", "industr": "industry", "sector": "industry", "categor": "category",
@@ -539,10 +544,13 @@ ASKS_TEXT = re.compile(r"\b(say|says|said|provide|provides|promise|promises|word
                        r"\b(show|list|give|read)\b.{0,30}\b(clauses?|provisions?)\b|(条款|规定)(内容|是什么|怎么|如何)|内容",
                        re.I)
 WANTS_COMPANIES_EN = re.compile(
-    r"\b(which|what|list|name|find|show|are there any|any|how many|number of)\s+"
+    r"\b(which|what|list|name|find|show|count|are there any|any|how many|number of)\s+"
     r"(?:(?!(?:do|does|did|must|should|can|will|would)\b)\S+\s+){0,3}?"
     r"(suppliers?|vendors?|compan(?:y|ies)|"
-    r"providers?|firms?|partners?|ones)\b|\bwhich of\b|\bwho\b", re.I)
+    r"providers?|firms?|partners?|ones)\b|\bwhich of\b|\bwho\b|"
+    # a bare noun phrase headed by the suppliers: "suppliers with both X and Y clauses"
+    r"^\s*(?:(?:all|our|the)\s+)?(?:suppliers|vendors|companies|providers|firms)\s+"
+    r"(?:with|without|that|who|having|lacking|missing|whose|where|in|from|based|located|under)\b", re.I)
 ASKS_FOR_CLAUSES = re.compile(r"\b(which|what)\s+(clauses?|provisions?|sections?|terms)\b", re.I)
 WANTS_COMPANIES_ZH = re.compile(r"哪些|哪家|哪几家|哪个|几家|多少家|多少(?:个)?(?:供应商|公司|企业)")
 # "所有服务补偿条款有哪些", "有哪些条款": the clauses are asked for, unless companies are ("哪些供应商")
@@ -616,6 +624,7 @@ class QuestionFacts:
     years: list[int] = field(default_factory=list)   # every spend year named (several: "2023 and 2024")
     top: int | None = None                   # "top 5 suppliers by spend": how many
     top_named: int | None = None             # the number a ranking names ("our 3 biggest suppliers")
+    spend_lowest: bool = False               # the ranking starts from the smallest spend
     asked_of_document: str | None = None     # content words left once names and scaffolding are gone
     group_by: str | None = None              # "spend by country": country | industry | category
     previous_clause_ids: list[str] = field(default_factory=list)   # the clauses the last answer cited
@@ -760,7 +769,7 @@ def extract_facts(question: str, vocab: Vocabulary, forced_mode: str | None = No
         yes_no=bool(YES_NO.search(q)),
         after=bool(POSITION_AFTER.search(q)), before=bool(POSITION_BEFORE.search(q)),
         forced_mode=Mode(forced_mode) if forced_mode else None, categories=spend.categories, asks_spend=spend.asks,
-        top=spend.top, group_by=spend.group_by, top_named=spend.top_named,
+        top=spend.top, group_by=spend.group_by, top_named=spend.top_named, spend_lowest=spend.lowest,
         asked_of_document=_asked_of_document(rest) if how_c else None)
     if excluded:
         facts.exclude_companies = excluded
@@ -927,6 +936,7 @@ class SpendFacts:
     top: int | None
     group_by: str | None
     top_named: int | None = None    # the number a ranking names ("our 3 biggest suppliers"), not a default
+    lowest: bool = False            # the ranking starts from the smallest spend
 
 
 def _number(word: str | None) -> int | None:
@@ -948,7 +958,8 @@ def read_spend_question(q: str, vocab: Vocabulary, attributes: tuple[dict, ...])
     """What a question about spend figures asks: which categories (linked to the graph's own
     categories; words that already name a country, industry or city stay that), how many top
     suppliers, grouped by what."""
-    ranked, grouped = RANKED.search(q), GROUP_BY.search(q)
+    lowest = LOWEST.search(q)
+    ranked, grouped = RANKED.search(q) or lowest, GROUP_BY.search(q)
     asks = bool(SPEND_WORDS.search(q) or COST_US.search(q))
     categories = {}
     if asks or ranked:
@@ -964,7 +975,8 @@ def read_spend_question(q: str, vocab: Vocabulary, attributes: tuple[dict, ...])
     if grouped and (asks or SUM_WORDS.search(q)):
         word = (grouped.group(1) or grouped.group(2) or "").lower()
         group = next((v for k, v in GROUPS.items() if word.startswith(k)), None)
-    return SpendFacts(asks=asks or bool(ranked), categories=categories, top=top, group_by=group, top_named=named)
+    return SpendFacts(asks=asks or bool(ranked), categories=categories, top=top, group_by=group, top_named=named,
+                      lowest=bool(ranked and ranked is lowest))
 
 
 def _without_phrases(q: str, phrases: list[str]) -> str:
@@ -1106,6 +1118,8 @@ def base_plan_params(f: QuestionFacts, vocab: Vocabulary) -> PlanParams:
     if f.law_scope:
         params.law_scope, params.law_countries = f.law_scope, cond.law_countries(vocab.governing_laws)
     params.agreements_min, params.agreements_max = f.agreements_min, f.agreements_max
+    if f.spend_lowest:
+        params.spend_order = "lowest"
     if f.agreement_rank:
         params.agreement_order, params.agreement_top = f.agreement_rank
     if f.any_gap:
@@ -1522,7 +1536,8 @@ EVERY_HAS = re.compile(
 # "suppliers in Lagos", "vendors based in Bavaria": a place the question names after these words
 PLACE_AFTER = re.compile(r"\b(?:suppliers?|vendors?|providers?|compan(?:y|ies)|firms?|partners?)\s+(?:that\s+are\s+|who\s+are\s+)?"
                          r"(?:in|from|based\s+in|located\s+in|headquartered\s+in|registered\s+in)\s+(?:the\s+)?"
-                         r"([A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+){0,2})")
+                         r"([A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+){0,2})"
+                         r"|(?:位于|总部(?:设)?在|来自|注册在)([\u4e00-\u9fff]{2,8}?)(?:地区|市|省)?的?(?:供应商|公司|企业|厂商)")
 
 
 def _note_unmatched_filters(f: QuestionFacts, rest: str, vocab: Vocabulary) -> None:
@@ -1583,7 +1598,7 @@ def _unrecognised_place(f: QuestionFacts, rest: str) -> str | None:
     m = PLACE_AFTER.search(rest)
     if not m:
         return None
-    name = m.group(1)
+    name = m.group(1) or m.group(2)
     said = " ".join(str(v) for key in ("countries", "cities", "industries", "governing_law", "companies", "clause_types",
                                        "effective_date", "spend")
                     for v in ((f.linked.get(key) or {}).values() if isinstance(f.linked.get(key), dict)

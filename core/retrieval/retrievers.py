@@ -47,7 +47,7 @@ class Retrieval:
 FILTER_KEYS = ("companies", "sla_ids", "types", "countries", "industries", "cities", "governing_laws",
                "spend_min", "spend_max", "date_from", "date_to", "require_spend", "spend_categories", "top",
                "foreign_law", "home_law", "agreements_min", "agreements_max", "spend_up", "spend_down",
-               "exclude_companies")
+               "exclude_companies", "lowest")
 
 
 def base_params(plan: Plan) -> dict[str, Any]:
@@ -75,6 +75,7 @@ def base_params(plan: Plan) -> dict[str, Any]:
         # a ranking that scopes a question about clauses ("which of our 3 biggest suppliers lack ...");
         # a spend ranking itself is a LIMIT (AttributeRetriever._spend), not this filter
         "top": int(p.top) if p.top and plan.intent not in SPEND_INTENTS else None,
+        "lowest": p.spend_order == "lowest",   # rankings start from the smallest spend (shapes the query only)
     }
 
 

@@ -556,6 +556,10 @@ def test_an_industry_no_supplier_is_in_is_applied_and_an_unknown_place_is_said()
     assert p.params.industries == ["Retail"] and "matches none" in p.linked["not_in_graph"]
     p = plan_question("Which suppliers in Lagos lack a termination clause?", vocab)
     assert "'Lagos'" in p.linked["not_recognised"] and p.intent == Intent.GAP
+    p = plan_question("位于拉各斯的供应商有哪些没有终止条款？", vocab)
+    assert "'拉各斯'" in p.linked["not_recognised"] and p.intent == Intent.GAP, p.linked
+    for known in ("位于德国的供应商有哪些没有终止条款？", "总部在汉堡的供应商"):
+        assert "not_recognised" not in plan_question(known, vocab).linked, known
     for known in ("Which suppliers in Germany lack a termination clause?", "Which suppliers in London lack a termination clause?",
                   "Which vendors must carry insurance?"):
         assert "not_recognised" not in plan_question(known, vocab).linked, known

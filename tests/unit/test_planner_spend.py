@@ -216,3 +216,17 @@ def test_more_or_less_than_an_amount_is_a_threshold_not_a_change():
               "Which suppliers have spend higher than 100k?"):
         p = plan_question(q, VOCAB)
         assert p.params.spend_change is None and (p.params.spend_min or p.params.spend_max), (q, p.linked)
+
+
+def test_a_ranking_from_the_lowest_spend():
+    from tests.unit.vocabularies import two_suppliers
+
+    vocab = two_suppliers()
+    for q, n in (("Which supplier did we spend the least with in 2024?", 1), ("Who are our 3 smallest suppliers?", 3),
+                 ("2024年支出最低的两家供应商", 2)):
+        p = plan_question(q, vocab)
+        assert p.intent == Intent.SPEND_TOP and p.params.top == n and p.params.spend_order == "lowest", (q, p.why)
+    p = plan_question("Who are our 2 biggest suppliers?", vocab)
+    assert p.params.top == 2 and p.params.spend_order is None
+    p = plan_question("Which of our two smallest suppliers lack a termination clause?", vocab)
+    assert p.intent == Intent.GAP and p.params.top == 2 and p.params.spend_order == "lowest"

@@ -58,8 +58,13 @@ def company_conditions(active: Iterable[str], spend: str = "spend_latest") -> li
     if "top" in active:   # "our 3 biggest suppliers": the other conditions, then the $top by spend
         ranked = [re.sub(r"\bco\b", "ranked", c) for c in conds] + [f"ranked.{prop} IS NOT NULL"]
         conds = conds + [f"co.name IN COLLECT {{ MATCH (ranked:Company) {where(ranked)} "
-                         f"RETURN ranked.name ORDER BY ranked.{prop} DESC, ranked.name LIMIT $top }}"]
+                         f"RETURN ranked.name ORDER BY ranked.{prop} {spend_order(active)}, ranked.name LIMIT $top }}"]
     return conds
+
+
+def spend_order(active: Iterable[str]) -> str:
+    """A ranking by spend, highest first unless the question asks for the lowest."""
+    return "ASC" if "lowest" in set(active) else "DESC"
 
 
 def agreement_conditions(active: Iterable[str]) -> list[str]:
@@ -346,7 +351,7 @@ def companies(active, spend="spend_latest") -> str:
 {where(conds)}
 RETURN co.name AS company, co.country AS country, co.industry AS industry, co[$spend_key] AS spend{
     ", co[$spend_from_key] AS spend_before" if {"spend_up", "spend_down"} & set(active) else ""}
-ORDER BY spend DESC, company
+ORDER BY spend {spend_order(active)}, company
 LIMIT $limit""".replace("\n\n", "\n")
 
 

@@ -8,7 +8,7 @@ from a closed set.
 """
 from __future__ import annotations
 
-from core.graph.queries.retrieval import agreement_exists, company_conditions, spend_prop, where
+from core.graph.queries.retrieval import spend_order, agreement_exists, company_conditions, spend_prop, where
 
 GROUP_KEYS = {"country": "co.country", "industry": "co.industry", "category": "k.name"}
 
@@ -27,7 +27,7 @@ def category_spend(active, spend: str = "spend_latest") -> str:
 {where(conds)}
 RETURN co.name AS company, co.country AS country, co.industry AS industry, sum(s.amount) AS spend,
        collect(k.name) AS categories
-ORDER BY spend DESC, company
+ORDER BY spend {spend_order(active)}, company
 LIMIT $limit"""
 
 
