@@ -207,6 +207,13 @@ _FOLDED_HEADING = re.compile(
 _MID_LINE_NUMBER = re.compile(
     r"(?<=[.:;)\]\"'”’A-Z]) +(?=\d{1,3}(?:\.\d{1,3})*[.)]? +[A-Z\"“'(])"
     r"|(?<=[.:;)\]]) +(?=(?:ARTICLE|Article|SECTION|Section) +(?:[-–—] *)?(?:\d|[IVXL]+\b))")
+# ... where the heading's title ends in a run of spaces, not a full stop ("   3. Referral Fee   For
+# each Approved Account ..."): the run is the only sign of where the title ends, and normalising
+# collapses it, so the title goes on a line of its own first
+_FOLDED_TITLE = re.compile(
+    r"^((?:\d{1,3}(?:\.\d{1,3})*[.)]|\d{1,3}(?:\.\d{1,3})+|(?:ARTICLE|Article|SECTION|Section)[ \t]+[\dIVXL]+[.:]?)[ \t]+"
+    r"[A-Z\"“'(][^\n.!?]{1,90}?)[ \t]{3,}(?=[A-Z\"“'(•][^\n]{0,40}?\b[a-z]{2,}\b)")
+_PAGE_REF = re.compile(r"\s(?:\d{1,4}|[-–]?[ivxlcIVXLC]{1,6}[-–]?)(?:\s+[-–]?[ivxlc]{1,6}[-–]?)?$")   # a contents entry's page
 _REFERENCE_WORD = re.compile(r"\b(?:ARTICLE|Article|SECTION|Section|CLAUSE|Clause|EXHIBIT|Exhibit|"
                              r"SCHEDULE|Schedule|PART|Part|NO|No|NUMBER|Number)$")
 _RUNNING_PREFIX = re.compile(r"^([A-Z][A-Z&'-]+(?: [A-Z][A-Z&'-]+){0,3}) (?=\S)")
@@ -223,6 +230,12 @@ def _break_mid_line(line: str) -> str:
         last = m.end()
     out.append(line[last:])
     return "\n".join(out)
+
+
+def _title_line(m: re.Match) -> str:
+    """A folded heading's title on its own line when it reads as a title (at most 12 words)."""
+    title = m.group(1)
+    return title + "\n" if len(title.split()) <= 12 and not _PAGE_REF.search(title) else title + "   "
 
 
 def _running_prefix(lines: list[str]) -> str | None:
@@ -248,6 +261,8 @@ def _unfold(text: str) -> str:
     for line in lines:
         if len(line) > 300:
             line = _FOLDED_HEADING.sub("\n", line)
+            line = "\n".join(_FOLDED_TITLE.sub(_title_line, part.lstrip(" \t")) if _FOLDED_TITLE.match(part.lstrip(" \t"))
+                              else part for part in line.split("\n"))
         if len(line) > _PAGE_LINE:
             if prefix and line.lstrip().startswith(prefix + " "):
                 line = prefix + "\n\n" + line.lstrip()[len(prefix) + 1:]

@@ -102,6 +102,25 @@ def test_all_caps_run_in_section_followed_by_numbered_paragraph():
     assert clauses[1].text.startswith("2.1 The Buyer markets the goods.")
 
 
+def test_folded_headings_whose_title_ends_in_a_run_of_spaces():
+    """EDGAR pages on one line where only a run of spaces ends a heading's title ("   3. Referral
+    Fee   For each account ..."): the run is kept as the end of the title; an address number and a
+    contents entry with its page number are no headings."""
+    sep = "   "
+    page1 = sep.join(["AFFILIATE AGREEMENT", "Acme Ltd", "20 Harbour Street East", "Leeds", "The parties agree as follows:",
+                      "1. Enrollment in the Program; Restricted Content", "To enroll you submit a form. " + FILLER * 4,
+                      "2. Referral Fee", "For each approved account the affiliate earns a fee. " + FILLER * 4])
+    page2 = sep.join(["3. Confidentiality", "Each party keeps the other's information secret. " + FILLER * 6,
+                      "4. Governing Law", "This Agreement is governed by the laws of Delaware. " + FILLER * 3])
+    clauses = split_contract(page_line(page1) + "\n\n" + page_line(page2) + "\n").clauses
+    assert [c.title for c in clauses] == ["Enrollment in the Program; Restricted Content", "Referral Fee",
+                                          "Confidentiality", "Governing Law"]
+    assert clauses[3].text.startswith("This Agreement is governed by the laws of Delaware.")
+    toc = sep.join(["CONTENTS", "1.1 Definitions 4", "4.1 Development Program 10 -ii-", "ARTICLE 1 DEFINITIONS",
+                    "1.1 Terms. " + FILLER * 6, "ARTICLE 2 DEVELOPMENT", "2.1 Program. " + FILLER * 6])
+    assert titles(page_line(toc)) == ["DEFINITIONS", "DEVELOPMENT"]
+
+
 def test_section_references_inside_a_page_line_do_not_split():
     page = page_line("1. Payment. Fees are due as set out in Section 4.2 below and Exhibit 10.1 PRICES.",
                      FILLER * 5, "2. Term. Two years.", FILLER * 5)
