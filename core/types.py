@@ -150,6 +150,7 @@ class PlanParams:
     group_by: str | None = None       # spend_by: "country" | "industry" | "category"
     top: int | None = None            # spend_top: how many suppliers
     spend_order: str | None = None    # "lowest": a ranking by spend starts from the smallest
+    show_location: bool | None = None  # companies: with their addresses ("where is X based?")
     currency: str | None = None       # the base currency every spend figure is in (for answers)
 
     def to_dict(self) -> dict[str, Any]:

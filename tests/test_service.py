@@ -579,3 +579,14 @@ def test_agreements_ranked_by_effective_date(graph):
     latest = ask("Which is Alpenkraft's most recent agreement?", db=graph, log=False)
     assert [x["sla_id"] for x in latest.rows] == [max(own, key=lambda r: r["effective_date"])["sla_id"]], latest.answer
     assert graph.read(latest.cypher, latest.params) == latest.rows   # the Cypher shown is the ranking that ran
+
+
+def test_where_a_named_supplier_is_based(graph):
+    import csv
+
+    addresses = {r["company"]: r for r in csv.DictReader((HELDOUT / "addresses.csv").open(encoding="utf-8"))}
+    r = ask("Where is Alpenkraft based?", db=graph, log=False)
+    a = addresses["Alpenkraft Datacenter AG"]
+    assert r.evidence_companies == ["Alpenkraft Datacenter AG"] and "LOCATED_AT" in r.cypher, r.answer
+    assert a["street"] in r.answer and a["city"] in r.answer, r.answer
+    assert graph.read(r.cypher, r.params) == r.rows

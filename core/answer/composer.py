@@ -342,6 +342,8 @@ def _compose(plan: Plan, rows: list[dict], evidence: list[Evidence]) -> str:
             if r.get("spend_before") is not None and p.spend_from_year:   # a change between two years
                 extra = (f"{spend_word} {p.spend_from_year}: {_amount(r['spend_before'], p.currency)} → "
                          f"{p.spend_year}: {_amount(r.get('spend'), p.currency)}")
+            if r.get("locations") is not None:   # "where is X based?"
+                extra = _locations(r, lang) + (f"; {extra}" if extra else "")
             if intent == Intent.GAP and len(types) > 1 and r.get("missing"):
                 extra = (extra + "; " if extra else "") + f"{missing_word} " + _join(
                     [_type_label(t, lang) for t in r["missing"]], lang if lang == "zh" else "list")
@@ -558,6 +560,14 @@ def _clause_head(plan: Plan, tname: str, scope: str, n: int, found: list[str], l
     if intent in SEARCH_INTENTS:
         return f"{n} clause{'s' if n != 1 else ''} of {scope} match \"{_quote(p.text)}\" (closest first):"
     return f"{n} {tname} clause{'s' if n != 1 else ''} from {n_comp} {scope}:"
+
+
+def _locations(row: dict, lang: str) -> str:
+    """Where a company is: its addresses, else its country."""
+    places = [", ".join(x for x in (a.get("street"), a.get("city"), a.get("country")) if x) for a in row.get("locations") or []]
+    if not places:
+        places = [row.get("country") or ("地址不详" if lang == "zh" else "no address on file")]
+    return ("位于 " if lang == "zh" else "based at ") + ("；" if lang == "zh" else "; ").join(places)
 
 
 def _ranked_agreements_head(plan: Plan, n: int, lang: str) -> str:

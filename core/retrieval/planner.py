@@ -848,6 +848,13 @@ def _type_words(type_links: dict[str, str]) -> list[str]:
             if (m := re.fullmatch(r"(?:name|keyword|topic) '(.+)'", how))]
 
 
+def _contains_word(text: str, part: str) -> bool:
+    """`part` inside `text` as whole words (any substring for Chinese, which has no spaces)."""
+    if CJK.search(part):
+        return part in text
+    return bool(re.search(r"(?<![a-z0-9])" + re.escape(part) + r"(?![a-z0-9])", text))
+
+
 def _settle_shared_words(q: str, found: dict[str, str], types: list[str], type_links: dict[str, str],
                          values_in: Callable[[str], dict[str, str]]) -> None:
     """One word that names both a clause type and a filter value ("insurance": the Insurance
@@ -862,7 +869,7 @@ def _settle_shared_words(q: str, found: dict[str, str], types: list[str], type_l
         word = words[0].lower()
         for value, phrase in list(found.items()):
             ph = phrase.lower()
-            if not (ph in word or word in ph):
+            if not (_contains_word(word, ph) or _contains_word(ph, word)):   # "eu" is no word of "force majeure"
                 continue
             if value in values_in(_without_type_words(q, {tname: how})):
                 continue
@@ -1182,6 +1189,9 @@ ASKS_AGREEMENT_DATE = re.compile(
     r"effective|(?:take|took|taken|takes)\s+effect|(?:come|came|comes)\s+into\s+(?:force|effect)|execut\w*)\b|"
     r"\b(?:effective|start|signing|commencement)\s+dates?\s+of\b|"
     r"哪一年|哪年|(?:什么时候|何时|哪天|哪一天|几号|什么日期)(?:签|生效|开始)|生效日期|签订日期|签署日期|生效时间", re.I)
+ASKS_LOCATION = re.compile(r"\bwhere\b.{0,40}\b(?:based|located|headquartered|registered|situated|from|seated)\b|"
+                           r"\bwhich\s+(?:country|city)\b.{0,40}\b(?:based|located|headquartered|registered|in|from)\b|"
+                           r"\b(?:address|headquarters|head office)\s+of\b|在哪|位于哪|总部在哪|地址", re.I)
 LISTS_AGREEMENTS = re.compile(r"\b(?:which|what|list|show|find)\s+(?:(?!(?:do|does|did|is|are|was|were)\b)\w+\s+){0,2}?"
                               r"(?:agreements?|contracts?|slas?)\b|"
                               r"(?:合同|协议)有哪些|哪些(?:合同|协议)", re.I)
@@ -1262,6 +1272,9 @@ ROUTES: tuple[Rule, ...] = (
     Rule("category_spend", lambda f: bool(f.categories) and f.asks_spend and not f.types and not f.named,
          lambda f: Intent.SPEND_TOP if f.wants_companies and not f.summing else Intent.SUM_SPEND, Mode.ATTRIBUTE,
          "asks for the spend on a spend category"),
+    # "where is Ruyi based?": the named suppliers' addresses, not their documents
+    Rule("named_location", lambda f: f.named and not (f.types or f.topic or f.positional) and bool(ASKS_LOCATION.search(f.q)),
+         Intent.COMPANIES, Mode.ATTRIBUTE, "asks where a known supplier is based", _set(show_location=True)),
     # 2. a known company or agreement: read its document
     Rule("named_count_agreements", lambda f: f.named and f.counting and f.counts_agreements,
          Intent.COUNT, Mode.DOCUMENT, "counts the agreements of a known company"),

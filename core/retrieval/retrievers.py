@@ -223,7 +223,7 @@ class AttributeRetriever(Retriever):
             return self._run(q.presence_clauses(active - {"types"}, match, spend), params)
         if params["types"]:
             return self._run(q.attribute_clauses(active - {"types"}, spend), params)
-        return self._run(q.companies(active, spend), params)
+        return self._run(q.companies(active, spend, with_location=bool(plan.params.show_location)), params)
 
     def _spend(self, plan: Plan, params: dict, active: set[str], spend: str) -> Retrieval:
         """Spend figures: named suppliers over the years, totals per group, a ranking, or the

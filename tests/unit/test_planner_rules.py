@@ -24,7 +24,7 @@ VOCAB = two_suppliers()
 # The routing policy: the first rule that applies wins, so this order is behaviour.
 EXPECTED_ORDER = (
     "follow_up_neighbour", "no_agreement", "agreements_by_date",
-    "spend_history", "spend_by", "spend_top", "category_spend",
+    "spend_history", "spend_by", "spend_top", "category_spend", "named_location",
     "named_count_agreements", "named_agreements", "named_count_clauses", "named_gap", "named_position", "named_neighbour", "named_presence",
     "document_type", "document_topic", "document",
     "type_gap", "type_presence", "attribute_clauses", "clause_type_topic", "clause_type",
@@ -675,3 +675,19 @@ def test_agreements_ranked_by_effective_date():
     p = plan_question("Which German supplier's contract is the oldest?", VOCAB)
     assert p.intent == Intent.COUNT and p.params.count_unit == "agreements" and p.mode == Mode.ATTRIBUTE
     assert (p.params.agreement_order, p.params.agreement_top, p.params.countries) == ("earliest", 1, ["Germany"])
+
+
+def test_where_a_named_supplier_is_based_asks_for_its_address():
+    for q in ("Where is Kestrel based?", "Where are Kestrel and Belmira located?", "Kestrel的总部在哪里？"):
+        p = plan_question(q, VOCAB)
+        assert p.intent == Intent.COMPANIES and p.params.show_location and p.mode == Mode.ATTRIBUTE, (q, p.why)
+    p = plan_question("What does Kestrel's agreement say about termination?", VOCAB)
+    assert p.intent == Intent.DOCUMENT_TYPE and not p.params.show_location
+
+
+def test_a_short_place_name_inside_a_type_word_is_still_a_filter():
+    from tests.unit.vocabularies import corpus_vocabulary
+
+    vocab = corpus_vocabulary(Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "paraphrase_corpus")
+    p = plan_question("Which suppliers in the EU lack a force majeure clause?", vocab)   # "eu" in "majeure"
+    assert p.intent == Intent.GAP and p.params.types == ["Force Majeure"] and "Finland" in p.params.countries, p.linked

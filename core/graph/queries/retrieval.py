@@ -345,12 +345,16 @@ ORDER BY spend DESC, company
 LIMIT $limit"""
 
 
-def companies(active, spend="spend_latest") -> str:
+def companies(active, spend="spend_latest", with_location: bool = False) -> str:
+    """Companies that pass the filters; `with_location`: their addresses too (read only then,
+    for the rows returned)."""
     conds = company_conditions(active, spend) + agreement_exists(active)
     return f"""MATCH (co:Company)
 {where(conds)}
 RETURN co.name AS company, co.country AS country, co.industry AS industry, co[$spend_key] AS spend{
-    ", co[$spend_from_key] AS spend_before" if {"spend_up", "spend_down"} & set(active) else ""}
+    ", co[$spend_from_key] AS spend_before" if {"spend_up", "spend_down"} & set(active) else ""}{
+    ", [(co)-[:LOCATED_AT]->(a:Address) | {street: a.street, city: a.city, country: a.country}] AS locations"
+    if with_location else ""}
 ORDER BY spend {spend_order(active)}, company
 LIMIT $limit""".replace("\n\n", "\n")
 
