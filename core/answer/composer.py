@@ -336,17 +336,7 @@ def _compose(plan: Plan, rows: list[dict], evidence: list[Evidence]) -> str:
         for r in rows:
             by_company.setdefault(r.get("company"), r)
         for e in evidence:
-            r = by_company.get(e.company) or {}
-            spend_word, missing_word = ("支出", "缺少") if lang == "zh" else ("spend", "missing")
-            extra = f"{spend_word} {_amount(r.get('spend'), p.currency)}" if r.get("spend") is not None else ""
-            if r.get("spend_before") is not None and p.spend_from_year:   # a change between two years
-                extra = (f"{spend_word} {p.spend_from_year}: {_amount(r['spend_before'], p.currency)} → "
-                         f"{p.spend_year}: {_amount(r.get('spend'), p.currency)}")
-            if r.get("locations") is not None:   # "where is X based?"
-                extra = _locations(r, lang) + (f"; {extra}" if extra else "")
-            if intent == Intent.GAP and len(types) > 1 and r.get("missing"):
-                extra = (extra + "; " if extra else "") + f"{missing_word} " + _join(
-                    [_type_label(t, lang) for t in r["missing"]], lang if lang == "zh" else "list")
+            extra = _company_extra(plan, by_company.get(e.company) or {}, types)
             items.append(f"{e.company} ({extra}) [{e.ref}]" if extra else f"{e.company} [{e.ref}]")
         what = _subject(plan, tname, scope, lang)
         if lang == "zh":
@@ -560,6 +550,22 @@ def _clause_head(plan: Plan, tname: str, scope: str, n: int, found: list[str], l
     if intent in SEARCH_INTENTS:
         return f"{n} clause{'s' if n != 1 else ''} of {scope} match \"{_quote(p.text)}\" (closest first):"
     return f"{n} {tname} clause{'s' if n != 1 else ''} from {n_comp} {scope}:"
+
+
+def _company_extra(plan: Plan, r: dict, types: list[str]) -> str:
+    """What a company line says besides the name: spend (or its change), address, types missing."""
+    p, lang = plan.params, plan.language
+    spend_word, missing_word = ("支出", "缺少") if lang == "zh" else ("spend", "missing")
+    extra = f"{spend_word} {_amount(r.get('spend'), p.currency)}" if r.get("spend") is not None else ""
+    if r.get("spend_before") is not None and p.spend_from_year:   # a change between two years
+        extra = (f"{spend_word} {p.spend_from_year}: {_amount(r['spend_before'], p.currency)} → "
+                 f"{p.spend_year}: {_amount(r.get('spend'), p.currency)}")
+    if r.get("locations") is not None:   # "where is X based?"
+        extra = _locations(r, lang) + (f"; {extra}" if extra else "")
+    if plan.intent == Intent.GAP and len(types) > 1 and r.get("missing"):
+        extra = (extra + "; " if extra else "") + f"{missing_word} " + _join(
+            [_type_label(t, lang) for t in r["missing"]], lang if lang == "zh" else "list")
+    return extra
 
 
 def _locations(row: dict, lang: str) -> str:
