@@ -12,9 +12,10 @@ from tests.unit.vocabularies import corpus_vocabulary
 ROOT = Path(__file__).resolve().parents[2]
 QUESTIONS = ROOT / "eval" / "questions"
 SETS = {
-    "data/demo": ["demo", "paraphrase-demo", "probe-demo", "probe-demo-2"],
-    "tests/fixtures/heldout_corpus": ["probe-heldout", "probe-heldout-2"],
-    "tests/fixtures/paraphrase_corpus": ["paraphrase-corpus2", "probe-corpus2", "probe-corpus2-2"],
+    "data/demo": ["demo", "paraphrase-demo", "probe-demo", "probe-demo-2", "probe-demo-zh"],
+    "tests/fixtures/heldout_corpus": ["probe-heldout", "probe-heldout-2", "probe-heldout-3", "probe-heldout-zh"],
+    "tests/fixtures/paraphrase_corpus": ["paraphrase-corpus2", "probe-corpus2", "probe-corpus2-2", "probe-corpus2-3",
+                                         "probe-corpus2-zh"],
 }
 
 
@@ -29,21 +30,21 @@ def _dressed(q: str) -> list[str]:
     return [f"Hi, {q}", f"{q} Thanks!", f"Quick question: {q}", f"Could you tell me {lead}"]
 
 
-def _english_gold_questions():
-    """(vocabulary, question) for every English question of the sets, outside sessions."""
+def _gold_questions(chinese: bool = False):
+    """(vocabulary, question) for every English (or Chinese) question of the sets, outside sessions."""
     for corpus, names in SETS.items():
         vocab = corpus_vocabulary(ROOT / corpus)
         for name in names:
             for line in (QUESTIONS / f"{name}.jsonl").read_text(encoding="utf-8").splitlines():
                 item = json.loads(line)
-                if not item.get("session") and item.get("lang") != "zh":
+                if not item.get("session") and (item.get("lang") == "zh") == chinese:
                     yield vocab, item["question"]
 
 
-def _changed_plans(variants) -> tuple[int, list[str]]:
+def _changed_plans(variants, chinese: bool = False) -> tuple[int, list[str]]:
     """How many variants were planned, and those whose plan differs from their question's."""
     changed, n = [], 0
-    for vocab, q in _english_gold_questions():
+    for vocab, q in _gold_questions(chinese):
         want = _key(plan_question(q, vocab))
         for v in variants(q):
             n += 1
@@ -72,3 +73,12 @@ def _swapped(q: str) -> list[str]:
 def test_questions_with_a_word_swapped_for_its_synonym_are_planned_alike():
     n, changed = _changed_plans(_swapped)
     assert n > 500 and not changed, changed[:10]
+
+
+def _dressed_zh(q: str) -> list[str]:
+    return [f"请问，{q}", f"你好，{q}", f"{q.rstrip('？?')}？谢谢", f"麻烦问一下，{q}"]
+
+
+def test_chinese_questions_dressed_as_people_send_them_are_planned_alike():
+    n, changed = _changed_plans(_dressed_zh, chinese=True)
+    assert n > 200 and not changed, changed[:10]
