@@ -255,7 +255,6 @@ _RANK_EN = re.compile(r"\b(?:(?P<n>\d{1,2}|" + "|".join(NUMBER_WORDS) + r")\s+)?
                       r"(?P<word>oldest|earliest|newest|latest|youngest|most\s+recent(?:ly)?)\b", re.I)
 _RANK_ZH = re.compile(r"(?P<word>最早|最新|最近(?![一二两三四五六七八九十\d几]))")
 _RANK_ZH_N = re.compile(r"前\s*(\d{1,2}|[一二两三四五六七八九十])|(\d{1,2}|[一二两三四五六七八九十])\s*份")
-_ZH_N = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
 _DATED_THING = re.compile(r"\b(?:agreements?|contracts?|slas?|deals?|signed|effective|took\s+effect|in\s+force|started|"
                           r"began|concluded|entered\s+into)\b|合同|协议|签|生效", re.I)
 
@@ -278,7 +277,7 @@ def agreement_rank(q: str) -> tuple[str, int, str] | None:
         n = int(k) if k.isdigit() else NUMBER_WORDS[k]
     elif (zn := _RANK_ZH_N.search(q)):
         k = zn.group(1) or zn.group(2)
-        n = int(k) if k.isdigit() else _ZH_N[k]
+        n = int(k) if k.isdigit() else NUMBER_WORDS[k]
     return order, max(1, min(n, 50)), m.group(0).strip()
 
 

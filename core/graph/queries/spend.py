@@ -8,7 +8,7 @@ from a closed set.
 """
 from __future__ import annotations
 
-from core.graph.queries.retrieval import spend_order, agreement_exists, company_conditions, spend_prop, where
+from core.graph.queries.retrieval import agreement_exists, company_conditions, spend_order, spend_prop, where
 
 GROUP_KEYS = {"country": "co.country", "industry": "co.industry", "category": "k.name"}
 
