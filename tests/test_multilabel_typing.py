@@ -222,3 +222,23 @@ def test_manual_two_types_survive_reingest_and_reclassify(corpus, db, embedder, 
     assert not db.read("MATCH (:Clause {id: 'SUP-A#2'})-[m:MAY_BE]->() RETURN m")
     counts = db.read("MATCH (co:Company {name: 'Alpha Components Inc.'}) RETURN co.clause_types AS types")[0]
     assert {"Payment", "Termination", "Governing Law"} <= set(counts["types"])
+
+
+def test_the_clause_after_a_type_starts_from_the_clause_the_type_is_primary_for(corpus, db):
+    """With several types per clause, a clause that only mentions a type also carries it; "the
+    clause after the X clause" starts from the clause X is primary for. Runs after the manual
+    correction above, which gave SUP-A#2 a second type (Termination) that SUP-A#3 is primary for."""
+    from core import service
+
+    cases = db.read("""
+MATCH (co:Company)-[:HAS_SLA]->(s:SLA)-[:HAS_CLAUSE]->(main:Clause)-[p:OF_TYPE {primary: true}]->(t:ClauseType)
+MATCH (s)-[:HAS_CLAUSE]->(other:Clause)-[o:OF_TYPE]->(t)
+WHERE other <> main AND NOT coalesce(o.primary, false) AND t.name <> 'Other'
+  AND NOT EXISTS { MATCH (s)-[:HAS_CLAUSE]->(x:Clause)-[:OF_TYPE {primary: true}]->(t) WHERE x <> main }
+  AND EXISTS { MATCH (main)-[:NEXT]->(:Clause) } AND EXISTS { MATCH (other)-[:NEXT]->(:Clause) }
+RETURN co.name AS company, s.id AS sla_id, t.name AS type, main.id AS main, other.id AS other
+ORDER BY sla_id, type LIMIT 1""")
+    assert cases, "the corpus has a type that is primary on one clause and secondary on another"
+    case = cases[0]
+    r = service.ask(f"What comes after the {case['type'].lower()} clause in {case['company']}'s agreement?", log=False)
+    assert r.plan.intent == "next_clause" and {x["anchor_id"] for x in r.rows} == {case["main"]}, (case, r.rows)

@@ -123,6 +123,18 @@ ORDER BY co.name, s.id, step
 LIMIT $limit""".replace("\n\n", "\n")
 
 
+# "the clause after the maintenance clause": with several types per clause, a clause that only
+# mentions maintenance also carries the type; the anchor is, per agreement, the clause the type is
+# primary for, the most confident first (several only on a tie), else the one that carries it best
+_BEST_TYPED_ANCHORS = """CALL (anchor) {
+  MATCH (anchor)-[r:OF_TYPE]->(at:ClauseType) WHERE at.name IN $types
+  RETURN max(CASE WHEN r.primary THEN 2.0 ELSE 0.0 END + coalesce(r.confidence, 0.0)) AS fit
+}
+WITH co, s, anchor, fit ORDER BY fit DESC
+WITH co, s, collect({a: anchor, fit: fit}) AS found
+UNWIND [x IN found WHERE x.fit = found[0].fit | x.a] AS anchor"""
+
+
 def neighbour_clause(active, direction: str, spend="spend_latest") -> str:
     """The clause after/before an anchor clause (by type, or by id, or by title words)."""
     active = set(active)
@@ -136,6 +148,7 @@ def neighbour_clause(active, direction: str, spend="spend_latest") -> str:
     step = "(anchor)-[:NEXT]->(c:Clause)" if direction == "after" else "(c:Clause)-[:NEXT]->(anchor)"
     return f"""MATCH (co:Company)-[:HAS_SLA]->(s:SLA)-[:HAS_CLAUSE]->(anchor:Clause)
 {where(conds)}
+{_BEST_TYPED_ANCHORS if "types" in active and "anchor_ids" not in active else ""}
 MATCH {step}
 {PRIMARY_TYPE}
 {CLAUSE_RETURN}, anchor.id AS anchor_id, anchor.title AS anchor_title
