@@ -286,8 +286,7 @@ def _compose(plan: Plan, rows: list[dict], evidence: list[Evidence]) -> str:
             if unit == "agreements":
                 n = len({r.get("sla_id") for r in rows})
                 if lang == "zh":
-                    filters = describe_filters_zh(plan)
-                    what = "份协议" + (f"（{who}）" if who else (f"（{filters}供应商）" if filters else ""))
+                    what = "份协议" + _agreements_scope_zh(plan)
                 else:
                     filters = describe_filters(plan, of_agreements=True)
                     what = ("agreement" if n == 1 else "agreements") + (f" ({who})" if who else (f" {filters}" if filters else ""))
@@ -576,14 +575,18 @@ def _locations(row: dict, lang: str) -> str:
     return ("位于 " if lang == "zh" else "based at ") + ("；" if lang == "zh" else "; ").join(places)
 
 
+def _agreements_scope_zh(plan: Plan) -> str:
+    """（the named suppliers） or （the filters' suppliers） after 份协议; empty when neither."""
+    who, filters = _join(plan.params.companies or [], "zh"), describe_filters_zh(plan)
+    return f"（{who}）" if who else (f"（{filters}供应商）" if filters else "")
+
+
 def _ranked_agreements_head(plan: Plan, n: int, lang: str) -> str:
     """"The earliest agreement by effective date (suppliers in Austria):" and its Chinese."""
     p = plan.params
     early = p.agreement_order == "earliest"
     if lang == "zh":
-        filters = describe_filters_zh(plan)
-        scope = f"（{_join(p.companies, lang)}）" if p.companies else (f"（{filters}供应商）" if filters else "")
-        return f"按生效日期{'最早' if early else '最新'}的 {n} 份协议{scope}："
+        return f"按生效日期{'最早' if early else '最新'}的 {n} 份协议{_agreements_scope_zh(plan)}："
     filters = describe_filters(plan)
     scope = f" ({_join(p.companies, lang)})" if p.companies else (f" (suppliers {filters})" if filters else "")
     word = "earliest" if early else "latest"

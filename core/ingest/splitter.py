@@ -232,10 +232,13 @@ def _break_mid_line(line: str) -> str:
     return "\n".join(out)
 
 
-def _title_line(m: re.Match) -> str:
-    """A folded heading's title on its own line when it reads as a title (at most 12 words)."""
-    title = m.group(1)
-    return title + "\n" if len(title.split()) <= 12 and not _PAGE_REF.search(title) else title + "   "
+def _title_on_its_line(part: str) -> str:
+    """A folded heading's title on its own line when it reads as a title (at most 12 words, no
+    contents page number); the piece as it was otherwise."""
+    m = _FOLDED_TITLE.match(part.lstrip(" \t"))
+    if not m or len(m.group(1).split()) > 12 or _PAGE_REF.search(m.group(1)):
+        return part
+    return m.group(1) + "\n" + part.lstrip(" \t")[m.end():]
 
 
 def _running_prefix(lines: list[str]) -> str | None:
@@ -261,8 +264,7 @@ def _unfold(text: str) -> str:
     for line in lines:
         if len(line) > 300:
             line = _FOLDED_HEADING.sub("\n", line)
-            line = "\n".join(_FOLDED_TITLE.sub(_title_line, part.lstrip(" \t")) if _FOLDED_TITLE.match(part.lstrip(" \t"))
-                              else part for part in line.split("\n"))
+            line = "\n".join(_title_on_its_line(part) for part in line.split("\n"))
         if len(line) > _PAGE_LINE:
             if prefix and line.lstrip().startswith(prefix + " "):
                 line = prefix + "\n\n" + line.lstrip()[len(prefix) + 1:]

@@ -965,8 +965,9 @@ def read_spend_question(q: str, vocab: Vocabulary, attributes: tuple[dict, ...])
     """What a question about spend figures asks: which categories (linked to the graph's own
     categories; words that already name a country, industry or city stay that), how many top
     suppliers, grouped by what."""
-    lowest = LOWEST.search(q)
-    ranked, grouped = RANKED.search(q) or lowest, GROUP_BY.search(q)
+    highest = RANKED.search(q)
+    lowest = None if highest else LOWEST.search(q)
+    ranked, grouped = highest or lowest, GROUP_BY.search(q)
     asks = bool(SPEND_WORDS.search(q) or COST_US.search(q))
     categories = {}
     if asks or ranked:
@@ -983,7 +984,7 @@ def read_spend_question(q: str, vocab: Vocabulary, attributes: tuple[dict, ...])
         word = (grouped.group(1) or grouped.group(2) or "").lower()
         group = next((v for k, v in GROUPS.items() if word.startswith(k)), None)
     return SpendFacts(asks=asks or bool(ranked), categories=categories, top=top, group_by=group, top_named=named,
-                      lowest=bool(ranked and ranked is lowest))
+                      lowest=bool(lowest))
 
 
 def _without_phrases(q: str, phrases: list[str]) -> str:
@@ -1204,7 +1205,7 @@ def _aggregate_over_companies(f: QuestionFacts) -> bool:
     lists = f.wants_companies or (bool(LISTS_AGREEMENTS.search(f.q)) and not f.topic and not f.wording)
     return bool(f.spend_change) or \
         (f.has_filters and (f.counting or f.summing or lists or not _has_content(text_query))) or \
-        (f.counting and not _has_content(text_query)) or (f.summing and not text_query) or (f.summing and bool(ALL_WORDS.search(f.q)))
+        (f.counting and not _has_content(text_query)) or (f.summing and (not text_query or bool(ALL_WORDS.search(f.q))))
 
 
 # what is left of "how many suppliers do we have / work with / have on file?" once the filters
@@ -1217,8 +1218,8 @@ ZH_SCAFFOLD = re.compile(r"我们|我方|咱们|我司|一共|总共|共计|合�
 
 
 def _has_content(text: str | None) -> bool:
-    """Whether a search text carries a topic (two or more content words, or Chinese beyond
-    the scaffolding of a count)."""
+    """Whether a search text carries a topic: a content word (not a stop word, nor a word of
+    having and dealing), or Chinese beyond the scaffolding of a count."""
     if not text:
         return False
     if CJK.search(text):

@@ -76,6 +76,7 @@ def base_params(plan: Plan) -> dict[str, Any]:
         # a spend ranking itself is a LIMIT (AttributeRetriever._spend), not this filter
         "top": int(p.top) if p.top and plan.intent not in SPEND_INTENTS else None,
         "lowest": p.spend_order == "lowest",   # rankings start from the smallest spend (shapes the query only)
+        "agreement_top": int(p.agreement_top or 1),   # read only by an agreement ranking
     }
 
 
@@ -207,10 +208,7 @@ class AttributeRetriever(Retriever):
                                        and not params["types"]):
             return self._spend(plan, params, active - {"types"}, spend)
         if plan.params.count_unit == "agreements":
-            order = plan.params.agreement_order
-            if order:
-                params["agreement_top"] = int(plan.params.agreement_top or 1)
-            return self._run(q.count_agreements(active - {"types"}, spend, order), params)
+            return self._run(q.count_agreements(active - {"types"}, spend, plan.params.agreement_order), params)
         aggregate = intent in {Intent.COUNT, Intent.SUM_SPEND}
         if params["types"] and (intent == Intent.GAP or (aggregate and plan.params.gap)):
             present = [t for t in plan.params.present_types or [] if t not in params["types"]]

@@ -23,6 +23,7 @@ from core.retrieval.question_text import QuestionPick, excerpt, find_question
 from core.retrieval import rerank
 from core.retrieval.retrievers import RELAY_K, RELAY_PER_AGREEMENT, RETRIEVERS, RetrievalError
 from core.service.session_store import sessions
+from core.taxonomy import load_taxonomy
 from core.text2cypher.rerank_llm import llm_rerank, llm_rerank_enabled
 from core.types import ASKABLE_MODES, ATTRIBUTE_INTENTS, SEARCH_MODES, Intent, Mode, Plan, Result
 
@@ -197,8 +198,6 @@ def _closest_when_type_missing(plan: Plan, db: Database, result: Result) -> list
 
 def _types_meaning(types: list[str]) -> str:
     """The asked types' names and descriptions from the taxonomy, as a text to rank clauses by."""
-    from core.taxonomy import load_taxonomy
-
     by_name = {t.name: t for t in load_taxonomy()}
     return " ".join(f"{by_name[t].name}. {by_name[t].description}" for t in types if t in by_name)
 
