@@ -1268,7 +1268,7 @@ ROUTES: tuple[Rule, ...] = (
          Intent.SPEND_BY, Mode.ATTRIBUTE, "asks for spend totals per {group_by}",
          lambda f, p: setattr(p, "group_by", f.group_by)),
     Rule("spend_top", lambda f: bool(f.top) and not f.types and not f.named,
-         Intent.SPEND_TOP, Mode.ATTRIBUTE, "asks for the suppliers with the highest spend",
+         Intent.SPEND_TOP, Mode.ATTRIBUTE, "asks for the suppliers ranked by spend (the highest, or the lowest, first)",
          lambda f, p: setattr(p, "top", f.top)),
     Rule("category_spend", lambda f: bool(f.categories) and f.asks_spend and not f.types and not f.named,
          lambda f: Intent.SPEND_TOP if f.wants_companies and not f.summing else Intent.SUM_SPEND, Mode.ATTRIBUTE,
