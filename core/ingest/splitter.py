@@ -213,6 +213,11 @@ _MID_LINE_NUMBER = re.compile(
 _FOLDED_TITLE = re.compile(
     r"^((?:\d{1,3}(?:\.\d{1,3})*[.)]|\d{1,3}(?:\.\d{1,3})+|(?:ARTICLE|Article|SECTION|Section)[ \t]+[\dIVXL]+[.:]?)[ \t]+"
     r"[A-Z\"“'(][^\n.!?]{1,90}?)[ \t]{3,}(?=[A-Z\"“'(•][^\n]{0,40}?\b[a-z]{2,}\b)")
+# ... or a run-in title that ends only where its first sub-clause starts ("4. Duties 4.1 The Executive
+# shall ...", "1.0 Services 1.1. Client requires ..."): the sub-number repeating the
+# section's number is the sign, so the title goes on a line of its own
+_SUBNUMBERED_TITLE = re.compile(
+    r"^(\d{1,3})(?:\.0)?[.)]?[ \t]+([A-Z\"“'(][^\n.!?:;]{1,90}?)[ \t]+(?=\1\.1\b\.?[ \t]+\S)")
 _PAGE_REF = re.compile(r"\s(?:\d{1,4}|[-–]?[ivxlcIVXLC]{1,6}[-–]?)(?:\s+[-–]?[ivxlc]{1,6}[-–]?)?$")   # a contents entry's page
 _REFERENCE_WORD = re.compile(r"\b(?:ARTICLE|Article|SECTION|Section|CLAUSE|Clause|EXHIBIT|Exhibit|"
                              r"SCHEDULE|Schedule|PART|Part|NO|No|NUMBER|Number)$")
@@ -239,6 +244,19 @@ def _title_on_its_line(part: str) -> str:
     if not m or len(m.group(1).split()) > 12 or _PAGE_REF.search(m.group(1)):
         return part
     return m.group(1) + "\n" + part.lstrip(" \t")[m.end():]
+
+
+def _subnumbered_title_on_its_line(line: str) -> str:
+    """'4. Duties' on its own line before '4.1 The Executive ...' when the title reads as one
+    (at most 12 words, a capital or a digit opening each word of four letters or more)."""
+    m = _SUBNUMBERED_TITLE.match(line.lstrip(" \t"))
+    if not m:
+        return line
+    words = m.group(2).split()
+    if len(words) > 12 or any(len(w) > 3 and not w[0].isupper() and not w[0].isdigit() for w in words):
+        return line
+    head = line.lstrip(" \t")
+    return head[:m.end()].rstrip() + "\n" + head[m.end():]
 
 
 def _running_prefix(lines: list[str]) -> str | None:
@@ -272,7 +290,7 @@ def _unfold(text: str) -> str:
                                for part in line.split("\n"))
             if "\n" in broken:   # a page cut into pieces: its indentation is noise, not nesting
                 line = "\n".join(part.strip() for part in broken.split("\n"))
-        out.append(line)
+        out.append("\n".join(_subnumbered_title_on_its_line(part) for part in line.split("\n")))
     return "\n".join(out)
 
 
