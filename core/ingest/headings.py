@@ -141,6 +141,33 @@ def _split_inline(rest: str) -> tuple[str, str] | None:
     return phrase, m.group("body").strip()
 
 
+# Words that open a sentence; a capitalised one after a Title-Case run starts the body
+_SENTENCE_OPENERS = {"the", "this", "these", "each", "either", "neither", "any", "all", "no", "in", "if",
+                     "upon", "subject", "notwithstanding", "unless", "except", "during", "within", "both",
+                     "for", "without", "where", "when", "following", "prior", "after", "nothing", "save"}
+
+
+def _split_run_in_title(rest: str) -> tuple[str, str] | None:
+    """'Term The term of this Agreement shall ...' -> ('Term', 'The term of ...'): a run-in title
+    with no full stop, told from its body by the body's sentence opener or by the body's first
+    word repeating a title word ('Business of Distributor Distributor is ...')."""
+    words = rest.split()
+    if len(words) < 12 or not _SENTENCE_WORDS.search(rest) or not re.fullmatch(r"[A-Z][\w'’/&-]*", words[0]):
+        return None
+    for k, w in enumerate(words[1:9], start=1):
+        title = words[:k]
+        if not re.fullmatch(r"[A-Z][\w'’/&-]*|[a-z]+", w) or not _title_case(" ".join(title + [w])):
+            return None   # the Title-Case run ended without a recognisable body start
+        if title[-1].lower() in _SMALL_WORDS or not w[0].isupper() or (len(w) > 1 and w.isupper()):
+            continue   # an ALL-CAPS word belongs to the title ("CHANGE IN CIRCUMSTANCES")
+        if sum(bool(re.fullmatch(r"[a-z][a-z'’-]*[,;.]?", x)) for x in words[k + 1:k + 6]) < 2:
+            continue   # the body reads as a sentence, not an ALL-CAPS disclaimer
+        repeats = w.lower() in {t.lower() for t in title} and words[k + 1][:1].islower()
+        if w.lower() in _SENTENCE_OPENERS or repeats:
+            return " ".join(title), " ".join(words[k:])
+    return None
+
+
 def _zh_title(rest: str) -> tuple[str, str]:
     """Chinese heading rest -> (title, inline body)."""
     rest = rest.strip(" :：.、")
@@ -264,6 +291,8 @@ def _numbered_heading(m: re.Match, s: str, idx: int, indent: int) -> Head | None
             if not z_title or not z_inline:
                 return None
             title, inline = z_title, z_inline
+    elif (run_in := _split_run_in_title(rest)) and terminator:
+        title, inline = run_in   # "3. Term The term of this Agreement shall ..."
     elif not _is_title_line(rest):
         return None
     head = s if not inline else s[: len(s) - len(inline)].strip()

@@ -136,6 +136,12 @@ def _enforce_sequence(heads: list[Head], lines: list[str]) -> list[Head]:
     return kept
 
 
+def _starts_late(heads: list[Head], lines: list[str]) -> bool:
+    """More than a quarter of the text comes before the first heading."""
+    before = sum(len(ln.strip()) for ln in lines[:heads[0].idx])
+    return 4 * before > sum(len(ln.strip()) for ln in lines)
+
+
 def _detect_headings(lines: list[str]) -> tuple[list[Head], bool]:
     """All accepted headings, and whether the document uses Markdown headings."""
     md, plain = [], []
@@ -157,17 +163,23 @@ def _detect_headings(lines: list[str]) -> tuple[list[Head], bool]:
         return _drop_toc(md, lines), True
     if sum(h.bare for h in plain) < 2:   # "12 Governing Law" style only when used throughout
         plain = [h for h in plain if not h.bare]
-    if len(plain) < 2:  # no numbering at all: fall back to short ALL-CAPS lines
-        plain = [h for i, line in enumerate(lines) if (h := caps_heading(line, i))]
+    if len(plain) < 2 or _starts_late(plain, lines):
+        # no numbering at all, or numbering only in a late attachment under ALL-CAPS sections:
+        # the short ALL-CAPS lines are the structure
+        caps = [h for i, line in enumerate(lines) if (h := caps_heading(line, i))]
+        if len(plain) < 2 or sum(h.idx < plain[0].idx for h in caps) >= max(5, len(plain)):
+            plain = caps
     for h in md:
         h.rank = 0     # a lone Markdown heading sits above any numbering
     if any(h.kind == "article" for h in plain):
         for h in plain:
             if h.kind == "section":
                 h.rank += 10   # "Section 1.01" under "ARTICLE I"
-    singles = [h.indent for h in plain if h.kind == "num" and len(h.number) == 1]
-    if singles:
-        base = min(singles)
+    singles = [h for h in plain if h.kind == "num" and len(h.number) == 1]
+    # indentation means nesting only where the numbering restarts under it; one sequence
+    # whose headings are indented unevenly (EDGAR exports) is one level
+    if singles and any(b.number <= a.number for a, b in zip(singles, singles[1:])):
+        base = min(h.indent for h in singles)
         for h in plain:
             if h.kind == "num" and len(h.number) == 1 and h.indent > base + 1:
                 h.rank += 10   # an indented "1." is a nested list item
@@ -218,6 +230,9 @@ _FOLDED_TITLE = re.compile(
 # section's number is the sign, so the title goes on a line of its own
 _SUBNUMBERED_TITLE = re.compile(
     r"^(\d{1,3})(?:\.0)?[.)]?[ \t]+([A-Z\"“'(][^\n.!?:;]{1,90}?)[ \t]+(?=\1\.1\b\.?[ \t]+\S)")
+# ... or an ALL-CAPS numbered heading glued to the end of the paragraph before it ("... mentioned
+# above. 2. PARTIES OBLIGATIONS"), its body on the next line
+_TRAILING_HEADING = re.compile(r"(?<=[.:;)\]]) +(?=\d{1,3}(?:\.\d{1,3})*[.)]? +[A-Z][A-Z0-9 ,&/'()-]{2,90}$)")
 _PAGE_REF = re.compile(r"\s(?:\d{1,4}|[-–]?[ivxlcIVXLC]{1,6}[-–]?)(?:\s+[-–]?[ivxlc]{1,6}[-–]?)?$")   # a contents entry's page
 _REFERENCE_WORD = re.compile(r"\b(?:ARTICLE|Article|SECTION|Section|CLAUSE|Clause|EXHIBIT|Exhibit|"
                              r"SCHEDULE|Schedule|PART|Part|NO|No|NUMBER|Number)$")
@@ -259,6 +274,14 @@ def _subnumbered_title_on_its_line(line: str) -> str:
     return head[:m.end()].rstrip() + "\n" + head[m.end():]
 
 
+def _trailing_heading_on_its_line(line: str) -> str:
+    """'2. PARTIES OBLIGATIONS' on its own line when it ends the paragraph line it was glued to."""
+    m = _TRAILING_HEADING.search(line)
+    if not m or _REFERENCE_WORD.search(line[:m.start()]) or len(line[m.end():].split()) > 13:
+        return line
+    return line[:m.start()] + "\n" + line[m.end():]
+
+
 def _running_prefix(lines: list[str]) -> str | None:
     """An ALL-CAPS word or two ("CONFIDENTIAL") that opens most page-long lines: a running head."""
     long_lines = [ln.strip() for ln in lines if len(ln) > _PAGE_LINE]
@@ -290,7 +313,8 @@ def _unfold(text: str) -> str:
                                for part in line.split("\n"))
             if "\n" in broken:   # a page cut into pieces: its indentation is noise, not nesting
                 line = "\n".join(part.strip() for part in broken.split("\n"))
-        out.append("\n".join(_subnumbered_title_on_its_line(part) for part in line.split("\n")))
+        out.append("\n".join(_subnumbered_title_on_its_line(_trailing_heading_on_its_line(part))
+                             for part in line.split("\n")))
     return "\n".join(out)
 
 

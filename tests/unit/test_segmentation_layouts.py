@@ -202,3 +202,105 @@ def test_headings_that_cover_little_of_a_long_text_fall_back_to_paragraphs():
     assert result.segmentation == "paragraphs"
     assert "cover only" in result.warning
     assert any("Paragraph 0." in c.text for c in result.clauses)
+
+
+# --------------------------------------------------------------------------- run-in titles without a full stop
+
+
+def test_unevenly_indented_headings_of_one_sequence_are_one_level():
+    # EDGAR exports indent some section headings and not others; the numbering never restarts
+    body = " of this agreement applies to both parties for its whole term and beyond it.\n\n"
+    text = ("1. SCOPE\nThe scope" + body + "   2. INVESTMENT\nThe investment" + body +
+            "   3. TERM\nThe term" + body + "4. COORDINATION\nThe coordination" + body +
+            "   5. REMEDIES\nThe remedies" + body)
+    assert titles(text) == ["SCOPE", "INVESTMENT", "TERM", "COORDINATION", "REMEDIES"]
+
+# --------------------------------------------------------------------------- inline headings
+
+
+def test_run_in_title_ended_by_its_first_sub_clause_is_a_heading():
+    # EDGAR page-long lines: the title has no full stop, only "N.1" repeating its number ends it
+    names = ["Definitions", "Term of Employment", "Place of Work", "Payment in Lieu of Notice", "Garden Leave"]
+    page = "AGREED TERMS " + " ".join(
+        f"{i}. {name} {i}.1 The {name.lower()} terms apply to the Executive from the start date onwards. "
+        f"{i}.2 The Company may vary the {name.lower()} terms by notice in writing to the Executive."
+        for i, name in enumerate(names, 1))
+    assert len(page) > 800 and "\n" not in page
+    assert titles(page) == names
+    clause = split_contract(page).clauses[0]
+    assert clause.text.startswith("1.1 The definitions terms apply")
+
+
+
+def test_run_in_title_ended_by_its_first_sub_clause_on_ordinary_lines():
+    tail = " and the sentence goes on long enough to read as the body of a real clause in a contract."
+    text = (f"1. Definitions 1.1 In this Agreement words have their meanings{tail}\n1.2 Headings are ignored{tail}\n"
+            f"2. Services 2.1 The Supplier provides the services{tail}\n3. Fees 3.1 The Customer pays the fees{tail}\n")
+    result = split_contract(text)
+    assert [c.title for c in result.clauses] == ["Definitions", "Services", "Fees"]
+    assert result.clauses[1].text.startswith("2.1 The Supplier provides the services")
+
+
+def test_point_zero_section_numbers_with_run_in_titles():
+    body = " ".join(f"{i}.0 {name} {i}.1. The {name.lower()} of this agreement apply to both parties. {i}.2. "
+                    f"Either party may raise a question about the {name.lower()} in writing at any time."
+                    for i, name in enumerate(["Services", "Payment", "Period of the Agreement", "Termination",
+                                              "Notices", "General Provisions"], 1))
+    text = 'This Master Service Agreement is entered into by CRO and Client ("Client"). ' + body
+    assert titles(text) == ["Services", "Payment", "Period of the Agreement", "Termination", "Notices",
+                            "General Provisions"]
+
+
+def test_all_caps_heading_glued_to_the_end_of_the_paragraph_before_it():
+    names = ["SCOPE", "PARTIES OBLIGATIONS", "JV FUND", "DURATION", "GOVERNING LAW AND DISPUTES"]
+    lines = ["NOW, THEREFORE, the Parties agree as follows: 1. SCOPE"]
+    for i, name in enumerate(names[1:], 2):
+        lines.append(f"The {names[i - 2].lower()} provisions bind both Parties for the whole term of this "
+                     f"joint venture agreement. {i}. {name}")
+    lines.append("All disputes go to the courts of Milan.")
+    result = split_contract("\n".join(lines) + "\n")
+    assert [c.title for c in result.clauses] == names
+    assert result.clauses[-1].text == "All disputes go to the courts of Milan."
+
+
+def test_a_reference_before_a_capitalised_line_end_is_not_a_heading():
+    text = ("1. Fees\nThe fees are listed in Schedule 2. PRICE LIST\nThey are payable monthly.\n\n"
+            "2. Term\nThe term is one year.\n")
+    assert titles(text) == ["Fees", "Term"]
+
+
+def test_sub_number_of_another_section_or_a_sentence_does_not_cut_a_title():
+    text = ("1. Services\nThe supplier provides services described in 2.1 below.\n\n"
+            "2. Fees and expenses are payable as set out in 3.1 of the schedule.\n\n3. Term\nOne year.\n")
+    result = split_contract(text)
+    assert "Fees and expenses are payable" not in [c.title for c in result.clauses]
+    assert "The supplier provides services described in 2.1 below." in result.clauses[0].text
+
+
+def test_run_in_title_told_from_its_body_by_the_sentence_that_opens_it():
+    sections = [("Business of Distributor", "Distributor is and shall remain an independent contractor"),
+                ("Term", "The term of this Agreement shall commence on the Effective Date"),
+                ("Expenses", "The Company shall reimburse reasonable travel expenses"),
+                ("Benefits", "During the course of employment the Executive may join benefit plans")]
+    text = page_line(*(f"{i}. {t} {b} and this goes on. {FILLER * 2}" for i, (t, b) in enumerate(sections, 1)))
+    result = split_contract(text)
+    assert [c.title for c in result.clauses] == [t for t, _ in sections]
+    assert result.clauses[1].text.startswith("The term of this Agreement shall commence")
+
+
+def test_numbered_sentences_and_all_caps_disclaimers_are_not_run_in_titles():
+    text = ("1. Services\n" + FILLER + "\n2. Sakura Systems will provide the support services described in the "
+            "schedule to the customer at all times.\n3. Each Party shall keep the other informed of all material "
+            "developments in the program and its results.\n4. EXCEPT IN THE CASE OF A BREACH OF SECTION 3, IN NO "
+            "EVENT WILL EITHER PARTY BE LIABLE FOR ANY INDIRECT DAMAGES WHATSOEVER.\n\n2. Fees\n" + FILLER + "\n")
+    assert titles(text) == ["Services", "Fees"]
+
+
+def test_numbered_terms_in_a_late_attachment_do_not_hide_all_caps_sections():
+    caps = ["PRODUCTS", "PRICING", "QUALITY", "AUDIT", "TERMINATION", "GOVERNING LAW"]
+    body = "\n\n".join(f"{name}\n\n{FILLER * 3}" for name in caps)
+    terms = "\n".join(f"{i}. {t} The buyer and the seller agree that {t.lower()} follows the order and {FILLER}"
+                      for i, t in enumerate(["Payment", "Taxes", "Credit"], 1))
+    text = "MASTER SUPPLY AGREEMENT\n\n" + body + "\n\nATTACHMENT B\n\nStandard terms\n" + terms + "\n"
+    assert titles(text)[:len(caps)] == caps
+
