@@ -260,6 +260,8 @@ def _bare_title(rest: str) -> bool:
     notice" and "5 Units" inside a sentence are not (the splitter also wants at least two).
     """
     rest = rest[:-1] if rest.endswith(".") else rest   # "5 Governance."
+    if is_cjk_text(rest[:1]):   # "1 服务范围": a short Chinese title, no sentence punctuation or digits
+        return 2 <= len(rest) <= 20 and is_cjk_text(rest) and not re.search(r"[\d，。；：、,;:!?！？]", rest)
     words = rest.split()
     return (len(rest) <= 60 and 1 <= len(words) <= 8 and rest[-1] not in ".,;:"
             and bool(re.search(r"[A-Za-z]{3}", rest)) and _starts_well(rest)

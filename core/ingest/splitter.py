@@ -218,7 +218,8 @@ _FOLDED_HEADING = re.compile(
 # 12.3 Governing Law. This ...", "5. SALES AND MARKETING 5.1 The Company shall ...".
 _MID_LINE_NUMBER = re.compile(
     r"(?<=[.:;)\]\"'”’A-Z]) +(?=\d{1,3}(?:\.\d{1,3})*[.)]? +[A-Z\"“'(])"
-    r"|(?<=[.:;)\]]) +(?=(?:ARTICLE|Article|SECTION|Section) +(?:[-–—] *)?(?:\d|[IVXL]+\b))")
+    r"|(?<=[.:;)\]]) +(?=(?:ARTICLE|Article|SECTION|Section) +(?:[-–—] *)?(?:\d|[IVXL]+\b))"
+    r"|(?<=[。；;：:！？\s]) *(?=第[一二三四五六七八九十百零〇两\d]+条)|(?<=[。；！？]) *(?=[一二三四五六七八九十]+、)")
 # ... where the heading's title ends in a run of spaces, not a full stop ("   3. Referral Fee   For
 # each Approved Account ..."): the run is the only sign of where the title ends, and normalising
 # collapses it, so the title goes on a line of its own first
@@ -238,6 +239,11 @@ _REFERENCE_WORD = re.compile(r"\b(?:ARTICLE|Article|SECTION|Section|CLAUSE|Claus
                              r"SCHEDULE|Schedule|PART|Part|NO|No|NUMBER|Number)$")
 _RUNNING_PREFIX = re.compile(r"^([A-Z][A-Z&'-]+(?: [A-Z][A-Z&'-]+){0,3}) (?=\S)")
 _PAGE_LINE = 800   # a line this long holds several paragraphs (a page of an EDGAR filing)
+_PAGE_LINE_CJK = 300   # Chinese says as much in about a third of the characters
+
+
+def _page_long(line: str) -> bool:
+    return len(line) > (_PAGE_LINE_CJK if is_cjk_text(line[:200]) else _PAGE_LINE)
 
 
 def _break_mid_line(line: str) -> str:
@@ -306,10 +312,10 @@ def _unfold(text: str) -> str:
         if len(line) > 300:
             line = _FOLDED_HEADING.sub("\n", line)
             line = "\n".join(_title_on_its_line(part) for part in line.split("\n"))
-        if len(line) > _PAGE_LINE:
+        if _page_long(line):
             if prefix and line.lstrip().startswith(prefix + " "):
                 line = prefix + "\n\n" + line.lstrip()[len(prefix) + 1:]
-            broken = "\n".join(_break_mid_line(part) if len(part) > _PAGE_LINE else part
+            broken = "\n".join(_break_mid_line(part) if _page_long(part) else part
                                for part in line.split("\n"))
             if "\n" in broken:   # a page cut into pieces: its indentation is noise, not nesting
                 line = "\n".join(part.strip() for part in broken.split("\n"))

@@ -304,3 +304,30 @@ def test_numbered_terms_in_a_late_attachment_do_not_hide_all_caps_sections():
     text = "MASTER SUPPLY AGREEMENT\n\n" + body + "\n\nATTACHMENT B\n\nStandard terms\n" + terms + "\n"
     assert titles(text)[:len(caps)] == caps
 
+
+
+# --------------------------------------------------------------------------- Chinese layouts
+
+ZH_BODY = "双方应按照本合同约定履行各自的义务，任何一方违约的，应承担相应的违约责任并赔偿对方损失。"
+
+
+def test_chinese_articles_run_together_on_one_line():
+    # text pulled out of a PDF: the articles on one line, a reference to an article inside a sentence
+    text = ("服务合同 第一条 服务范围 " + ZH_BODY * 3 + " 第二条 服务费用 " + ZH_BODY * 3 +
+            " 第三条 适用法律 本合同适用中华人民共和国法律。依照第二条的规定，" + ZH_BODY * 3)
+    result = split_contract(text)
+    assert [c.title for c in result.clauses] == ["服务范围", "服务费用", "适用法律"]
+    assert "依照第二条的规定" in result.clauses[2].text
+
+
+def test_chinese_list_headings_run_together_on_one_line():
+    text = "服务合同。一、服务范围：" + ZH_BODY * 3 + "二、服务费用：" + ZH_BODY * 3 + "三、适用法律：本合同适用中华人民共和国法律。" + ZH_BODY * 3
+    assert titles(text) == ["服务范围", "服务费用", "适用法律"]
+
+
+def test_chinese_titles_after_bare_numbers():
+    text = ("服务合同\n\n1 服务范围\n1.1 " + ZH_BODY + "\n1.2 " + ZH_BODY + "\n2 服务费用\n2.1 " + ZH_BODY +
+            "\n30 天内付款\n3 适用法律\n3.1 本合同适用中华人民共和国法律。\n")
+    result = split_contract(text)
+    assert [c.title for c in result.clauses] == ["服务范围", "服务费用", "适用法律"]
+    assert "30 天内付款" in result.clauses[1].text
