@@ -19,7 +19,7 @@ _ZH_ARTICLE = re.compile(rf"^第\s*([{_ZH_DIGITS}\d]+)\s*条\s*(.*)$")
 _ZH_LIST = re.compile(r"^([一二三四五六七八九十百]+)\s*[、.．]\s*(.*)$")
 _ZH_SUB = re.compile(r"^[（(]\s*([一二三四五六七八九十]+)\s*[）)]\s*(.*)$")
 _KEYWORD = re.compile(
-    r"^(ARTICLE|Article|SECTION|Section|CLAUSE|Clause|PART|Part|CHAPTER|Chapter)\s+(?:[-–—]\s*)?"
+    r"^(ARTICLE|Article|SECTION|Section|CLAUSE|Clause|PART|Part|CHAPTER|Chapter|§)(?:\s+|(?<=§))(?:[-–—]\s*)?"
     r"(\d{1,3}(?:\.\d{1,3})*|[IVXLC]{1,7}|[ivxlc]{1,7}|[A-Z])(?![\w])\.?\s*(.*)$")
 _NUMBERED = re.compile(r"^(\d{1,3}(?:\.\d{1,3})*)(?:([.)、])(?:\s+|(?=[A-Z\u4e00-\u9fff]))|\s+)(.+)$")
 _LETTERED = re.compile(r"^([A-Z]|[IVXLC]{1,6})[.)]\s+(.+)$")
@@ -212,7 +212,7 @@ def plain_heading(line: str, idx: int = 0) -> Head | None:
     m = _KEYWORD.match(s)
     if m:
         word, num, rest = m.group(1).lower(), m.group(2), _SEPARATORS.sub("", m.group(3))
-        kind = "chapter" if word in ("part", "chapter") else word
+        kind = "chapter" if word in ("part", "chapter") else "section" if word == "§" else word
         if num.replace(".", "").isdigit():
             number = tuple(int(p) for p in num.split("."))
         else:
@@ -241,8 +241,10 @@ def plain_heading(line: str, idx: int = 0) -> Head | None:
     if m:
         marker, rest = m.group(1), m.group(2).strip()
         letters = re.sub(r"[^A-Za-z]", "", rest)
-        if len(letters) < 3 or not letters.isupper() or len(rest) > 80 or rest[-1] in ",;":
+        if len(letters) < 3 or len(rest) > 80 or rest[-1] in ",;":
             return None
+        if not letters.isupper() and not (_is_title_line(rest) and _title_case(rest) and len(rest.split()) <= 8):
+            return None   # "A. Services" (Title Case) may head a section; "A. The Company is ..." does not
         options = []
         if len(marker) == 1:
             options.append((ord(marker) - 64,))
@@ -305,8 +307,15 @@ def _numbered_heading(m: re.Match, s: str, idx: int, indent: int) -> Head | None
 _NOT_CAPS_HEADINGS = re.compile(r"^(IN WITNESS|WITNESS|WHEREAS|NOW,? THEREFORE|BY:|NAME:|TITLE:|DATE:)")
 
 
+_BOLD_LINE = re.compile(r"^(\*\*|__)([^*_]{2,80}?)\1:?$")
+
+
 def caps_heading(line: str, idx: int) -> Head | None:
-    """An unnumbered ALL-CAPS line ("PRODUCTS, QUANTITY, PRICE"), for unnumbered contracts."""
+    """An unnumbered ALL-CAPS line ("PRODUCTS, QUANTITY, PRICE") or a line that is all bold Title
+    Case ("**Governing Law**", Word exported to Markdown), for unnumbered contracts."""
+    bold = _BOLD_LINE.match(line.strip())
+    if bold and _is_title_line(bold.group(2).strip()) and _title_case(bold.group(2)) and len(bold.group(2).split()) <= 8:
+        return Head(idx, "caps", RANK["article"], None, _clean_title(bold.group(2)), "", line.strip())
     s = line.strip().replace("**", "").rstrip(":").strip()
     letters = re.sub(r"[^A-Za-z]", "", s)
     if (len(letters) < 4 or not letters.isupper() or len(s) > 60 or len(s.split()) > 8

@@ -78,6 +78,16 @@ def _small_step(prev: tuple[int, ...], cur: tuple[int, ...]) -> bool:
     return 1 <= cur[k] - prev[k] <= 3 and all(c <= 2 for c in cur[k + 1:])
 
 
+def _continued_first(h: Head, heads: list[Head], options: tuple) -> tuple:
+    """The readings of an ambiguous first number ("I." is letter 9 or roman 1), the one that the
+    next heading of its kind continues first."""
+    nxt = next((o for o in heads if o.idx > h.idx and o.kind == h.kind and o.rank == h.rank), None)
+    if nxt is None:
+        return options
+    follows = [o for o in options if any(_small_step(o, n) for n in (nxt.alt_numbers or (nxt.number,)))]
+    return tuple(follows) + tuple(o for o in options if o not in follows)
+
+
 def _enforce_sequence(heads: list[Head], lines: list[str]) -> list[Head]:
     """Keep weak (plain-numbered) headings only where they continue their numbering.
 
@@ -116,6 +126,8 @@ def _enforce_sequence(heads: list[Head], lines: list[str]) -> list[Head]:
         prev = last.get(h.rank)
         parent = max((r for r in last if r < h.rank), default=None)
         ok_number = None
+        if prev is None and len(options) > 1:
+            options = _continued_first(h, heads, options)
         for number in options:
             if prev is None:
                 if parent is not None and len(number) > 1 and len(last[parent]) == len(number) - 1:
@@ -163,6 +175,8 @@ def _detect_headings(lines: list[str]) -> tuple[list[Head], bool]:
         return _drop_toc(md, lines), True
     if sum(h.bare for h in plain) < 2:   # "12 Governing Law" style only when used throughout
         plain = [h for h in plain if not h.bare]
+    if sum(h.kind != "letter" for h in plain) >= 2:   # "A. Hardware" is a list item under numbered sections
+        plain = [h for h in plain if h.kind != "letter" or h.title.isupper()]
     if len(plain) < 2 or _starts_late(plain, lines):
         # no numbering at all, or numbering only in a late attachment under ALL-CAPS sections:
         # the short ALL-CAPS lines are the structure
@@ -324,6 +338,25 @@ def _unfold(text: str) -> str:
     return "\n".join(out)
 
 
+_SETEXT_RULE = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
+
+
+def _setext_to_atx(lines: list[str]) -> list[str]:
+    """'Services' underlined with '====' or '----' (a Markdown setext heading) as '# Services' /
+    '## Services'; a rule under a blank line or under a sentence stays as it is."""
+    out: list[str] = []
+    for line in lines:
+        m = _SETEXT_RULE.match(line)
+        prev = out[-1].strip() if out else ""
+        if (m and len(m.group(1)) >= 3 and prev and len(prev) <= 80 and not prev.endswith((".", ",", ";"))
+                and not re.match(r"^(?:[-*+>|#]|\d+[.)]\s)", prev)):
+            out[-1] = ("# " if m.group(1)[0] == "=" else "## ") + prev
+            out.append("")
+            continue
+        out.append(line)
+    return out
+
+
 def split_contract(text: str) -> SplitResult:
     """Clean a contract and split it into clauses; see the module docstring for the rules.
 
@@ -332,7 +365,7 @@ def split_contract(text: str) -> SplitResult:
     (`segmentation="paragraphs"`), so that it is still searchable clause by clause.
     """
     cleaned, furniture = remove_page_furniture(normalize_text(_unfold(text)))
-    lines = cleaned.split("\n")
+    lines = _setext_to_atx(cleaned.split("\n"))
     heads, is_markdown = _detect_headings(lines)
     result = _split_at_headings(lines, heads, is_markdown, furniture) if heads else None
     why = _why_not_headings(result, cleaned)

@@ -331,3 +331,43 @@ def test_chinese_titles_after_bare_numbers():
     result = split_contract(text)
     assert [c.title for c in result.clauses] == ["服务范围", "服务费用", "适用法律"]
     assert "30 天内付款" in result.clauses[1].text
+
+
+# --------------------------------------------------------------------------- other common layouts
+
+def test_section_sign_headings_as_in_german_drafted_contracts():
+    text = (f"§ 1 Subject Matter\n{FILLER}\n§ 2 Services\n{FILLER}\n§3. Liability\n{FILLER}\n"
+            f"§ 4 Governing Law\nGerman law applies. § 5 of the Framework Agreement stays in force.\n")
+    result = split_contract(text)
+    assert [c.title for c in result.clauses] == ["Subject Matter", "Services", "Liability", "Governing Law"]
+    assert "§ 5 of the Framework Agreement" in result.clauses[3].text
+
+
+def test_roman_and_lettered_section_headings():
+    assert titles(f"I. Definitions\n{FILLER}\nII. Services\n{FILLER}\nIII. Fees\n{FILLER}") == [
+        "Definitions", "Services", "Fees"]
+    assert titles(f"A. Services\n{FILLER}\nB. Fees\n{FILLER}\nC. Governing Law\n{FILLER}") == [
+        "Services", "Fees", "Governing Law"]
+
+
+def test_title_case_letters_under_numbered_sections_and_lettered_recitals_stay_inside():
+    text = (f"SUPPLY AGREEMENT\nA. The Company is a supplier of goods.\nB. The Buyer wishes to buy goods.\n"
+            f"1. Services\n{FILLER}\nA. Hardware\n{FILLER}\nB. Software\n{FILLER}\n2. Fees\n{FILLER}\n3. Term\n{FILLER}")
+    result = split_contract(text)
+    assert [c.title for c in result.clauses] == ["Services", "Fees", "Term"]
+    assert "B. Software" in result.clauses[0].text
+
+
+def test_markdown_setext_headings():
+    text = (f"Cloud Agreement\n===============\n\nServices\n--------\n{FILLER}\n\nFees\n----\n{FILLER}\n\n"
+            f"Term\n----\n{FILLER}\n\n---\n\nSigned.\n")
+    result = split_contract(text)
+    assert result.title == "Cloud Agreement"
+    assert [c.title for c in result.clauses] == ["Services", "Fees", "Term"]
+    assert "----" not in result.clauses[0].text
+
+
+def test_bold_title_lines_as_word_exports_them():
+    text = (f"**Cloud Agreement**\n\nThis agreement is made between A and B.\n\n**Services**\n{FILLER}\n"
+            f"**Fees**\n{FILLER}\n**Governing Law**\nThe laws of Ireland apply.\n")
+    assert titles(text) == ["Services", "Fees", "Governing Law"]
