@@ -600,6 +600,42 @@ def _english_type_words(concepts: bool = False) -> list[tuple[re.Pattern, str, s
     return out
 
 
+def _phrase_pattern(phrase: str) -> re.Pattern:
+    tail = r"[a-z]*" if phrase.endswith("*") else r"(?:s|es|d|ed)?"
+    return re.compile(r"(?<![a-z])" + re.escape(phrase.rstrip("*").lower()) + tail + r"(?![a-z])")
+
+
+@lru_cache(maxsize=1)
+def _specialisations() -> dict[str, list[tuple[str, list[tuple[str, re.Pattern]]]]]:
+    """type -> [(a type whose name contains its name, that type's own English phrases)]:
+    "Termination for Convenience" narrows "Termination" where a question uses wording only the
+    narrower type has ("at any time", "without cause"). Derived from the taxonomy, so a type an
+    analyst adds ("Cap on Liability" beside "Liability") narrows the same way."""
+    from core.taxonomy import load_taxonomy
+
+    types = [t for t in load_taxonomy() if not t.is_catch_all]
+    out: dict[str, list] = {}
+    for general in types:
+        own = {p.lower() for p in [general.name, *general.keywords_en, *general.concepts]}
+        for narrow in types:
+            if narrow is general or not _phrase_pattern(general.name).search(narrow.name.lower()):
+                continue
+            phrases = [p for p in [*narrow.keywords_en, *(c for c in narrow.concepts if " " in c and not CJK.search(c))]
+                       if p.lower() not in own]
+            out.setdefault(general.name, []).append((narrow.name, [(p.rstrip("*"), _phrase_pattern(p)) for p in phrases]))
+    return out
+
+
+def narrow_type(name: str, text: str) -> tuple[str, str | None]:
+    """The narrower type the text's wording points to, with the phrase that did; else (name, None)."""
+    tl = text.lower()
+    for narrow, phrases in _specialisations().get(name, []):
+        for phrase, pat in phrases:
+            if pat.search(tl):
+                return narrow, phrase
+    return name, None
+
+
 def type_by_words(text: str, related: bool = False) -> tuple[str | None, str]:
     """The one type whose name or keyword the text uses ("don't promise any uptime"), or None
     when no type's or several types' words occur: a keyword is stronger evidence than any
@@ -613,9 +649,14 @@ def type_by_words(text: str, related: bool = False) -> tuple[str | None, str]:
         for pat, name, kw in _english_type_words(concepts):
             if name not in hits and pat.search(tl):
                 hits[name] = kw
+        # "terminate ... for convenience": the narrower of a general type and its narrowing
+        hits = {n: k for n, k in hits.items()
+                if not any(o in (x for x, _p in _specialisations().get(n, [])) for o in hits)}
         if len(hits) == 1:
             name, kw = hits.popitem()
-            return name, f"{'related word' if concepts else 'keyword'} '{kw}'"
+            why = f"{'related word' if concepts else 'keyword'} '{kw}'"
+            narrowed, phrase = narrow_type(name, tl)
+            return (narrowed, f"{why}, narrowed by '{phrase}'") if phrase else (name, why)
         if hits:
             return None, ""
     return None, ""

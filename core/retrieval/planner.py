@@ -291,6 +291,11 @@ def link_clause_types(question: str, by_meaning: bool = True) -> tuple[list[str]
                 found.setdefault(tname, f"keyword '{tail}'")
                 break
     _drop_topic_details(question, found)
+    for tname in [t for t in found if cond.narrow_type(t, question)[1]]:
+        narrowed, phrase = cond.narrow_type(tname, question)   # "a termination clause ... at any time"
+        if narrowed not in found:
+            found = {(narrowed if t == tname else t): (f"{how}, narrowed by '{phrase}'" if t == tname else how)
+                     for t, how in found.items()}
     # Described types: "<phrase> clause" where the phrase is no known name, e.g. "ending the agreement clause".
     topic = None
     for m in re.finditer(r"((?:[a-z\-']+\s+){1,4})(clauses?|provisions?)\b", q):

@@ -168,3 +168,35 @@ def test_suppliers_filtered_by_how_many_agreements_they_have():
     assert cond.agreement_count("哪些供应商有多份合同？")[:2] == (2, None)
     assert cond.agreement_count("Which suppliers have only one contract?")[:2] == (1, 1)
     assert cond.agreement_count("How many agreements does Kestrel have?") is None
+
+
+def test_a_narrower_type_named_by_its_own_wording_wins_over_the_general_one():
+    # derived from the taxonomy: "Termination for Convenience" contains "Termination" in its name
+    assert cond.type_by_words("Which suppliers can terminate the agreement at any time without a reason?") == (
+        "Termination for Convenience", "keyword 'terminate', narrowed by 'at any time'")
+    assert cond.type_by_words("Which suppliers can we not terminate for convenience?")[0] == "Termination for Convenience"
+    assert cond.type_by_words("Which suppliers lack a termination clause?")[0] == "Termination"
+    assert cond.narrow_type("Termination", "a termination clause for material breach") == ("Termination", None)
+    assert cond.narrow_type("Liability", "at any time") == ("Liability", None)
+
+
+def test_a_narrowing_an_analyst_adds_to_the_taxonomy_is_derived_too(tmp_path, monkeypatch):
+    import json
+
+    from core import taxonomy
+
+    data = json.loads(taxonomy.DEFAULT_TAXONOMY_PATH.read_text(encoding="utf-8"))
+    types = data["types"] if isinstance(data, dict) else data
+    types.insert(-1, {"name": "Cap on Liability", "name_zh": "责任上限", "description": "Caps a party's liability.",
+                      "description_zh": "责任上限。", "keywords_en": ["liability cap"], "keywords_zh": ["责任上限"],
+                      "concepts": ["aggregate liability shall not exceed"], "examples": []})
+    path = tmp_path / "clause_types.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    monkeypatch.setenv("CLAUSEGRAPH_TAXONOMY", str(path))
+    cond._specialisations.cache_clear()
+    try:
+        assert cond.narrow_type("Liability", "clauses where the aggregate liability shall not exceed the fees") == (
+            "Cap on Liability", "aggregate liability shall not exceed")
+    finally:
+        monkeypatch.delenv("CLAUSEGRAPH_TAXONOMY")
+        cond._specialisations.cache_clear()

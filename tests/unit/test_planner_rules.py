@@ -172,6 +172,15 @@ def test_single_word_concepts_name_a_type_only_before_a_clause_word():
     assert plan_question("Clauses about the exit of staff.", VOCAB).params.types != ["Termination"]
 
 
+def test_termination_worded_as_at_will_is_termination_for_convenience():
+    for q in ["Which suppliers can terminate the agreement at any time without giving a reason?",
+              "Which suppliers have a termination clause that lets us exit at any time?",
+              "Which suppliers can we not terminate for convenience?"]:
+        assert plan_question(q, VOCAB).params.types == ["Termination for Convenience"], q
+    p = plan_question("Which suppliers lack a termination clause?", VOCAB)
+    assert p.intent == Intent.GAP and p.params.types == ["Termination"]
+
+
 def test_a_possessive_apostrophe_opens_no_quote():
     p = plan_question("Which German suppliers' clauses contain the phrase 'thirty days'?", VOCAB)
     assert p.intent == Intent.HYBRID and p.params.text == "thirty days"
