@@ -233,6 +233,17 @@ PHRASE_STOP = re.compile(
 ZH_ASKED_VALUE = re.compile(r"哪(?:一)?国(?:家)?的?|哪个国家的?|什么样的?|什么|哪种|何种|哪类")
 
 
+def _narrowed(question: str, found: dict[str, str]) -> dict[str, str]:
+    """Each type replaced by the narrower type the question's wording points to ("a termination
+    clause that lets us exit at any time": Termination for Convenience), in place."""
+    for tname in list(found):
+        narrowed, phrase = cond.narrow_type(tname, question)
+        if phrase and narrowed not in found:
+            found = {(narrowed if t == tname else t): (f"{how}, narrowed by '{phrase}'" if t == tname else how)
+                     for t, how in found.items()}
+    return found
+
+
 def link_clause_types(question: str, by_meaning: bool = True) -> tuple[list[str], dict[str, str], str | None]:
     """Types named or described in the question; also the leftover topic for relay search.
     `by_meaning=False` links only types named by their words (no model call)."""
@@ -271,8 +282,7 @@ def link_clause_types(question: str, by_meaning: bool = True) -> tuple[list[str]
                     named.append(word)
                     en_spans[tname] = hit.span()
     _keep_compound_heads(found, cjk_spans)
-    if not found:
-        found.update(_misspelt_types(q))
+    found = found or _misspelt_types(q)
     # Chinese "<词>条款": match the words before 条款 against the types' Chinese keywords.
     for m in re.finditer(r"((?:(?!条款)[\u4e00-\u9fff]){2,10})(条款|规定|条)", question):   # one 条款 each
         phrase = m.group(1)
@@ -291,11 +301,7 @@ def link_clause_types(question: str, by_meaning: bool = True) -> tuple[list[str]
                 found.setdefault(tname, f"keyword '{tail}'")
                 break
     _drop_topic_details(question, found)
-    for tname in [t for t in found if cond.narrow_type(t, question)[1]]:
-        narrowed, phrase = cond.narrow_type(tname, question)   # "a termination clause ... at any time"
-        if narrowed not in found:
-            found = {(narrowed if t == tname else t): (f"{how}, narrowed by '{phrase}'" if t == tname else how)
-                     for t, how in found.items()}
+    found = _narrowed(question, found)
     # Described types: "<phrase> clause" where the phrase is no known name, e.g. "ending the agreement clause".
     topic = None
     for m in re.finditer(r"((?:[a-z\-']+\s+){1,4})(clauses?|provisions?)\b", q):
