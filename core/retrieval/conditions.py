@@ -581,6 +581,12 @@ def split_subject(q: str, spans: dict[str, int]) -> tuple[str, list[str], str] |
 
 # --- types by their words: lexical evidence, before (or instead of) an embedding ------------
 
+def _phrase_pattern(phrase: str) -> re.Pattern:
+    """A type word as a whole word, plural- and tense-insensitive; a trailing * allows any ending."""
+    tail = r"[a-z]*" if phrase.endswith("*") else r"(?:s|es|d|ed)?"
+    return re.compile(r"(?<![a-z])" + re.escape(phrase.rstrip("*").lower()) + tail + r"(?![a-z])")
+
+
 @lru_cache(maxsize=2)
 def _english_type_words(concepts: bool = False) -> list[tuple[re.Pattern, str, str]]:
     """Names and keywords of every type; with `concepts`, its related words instead ("respond",
@@ -593,16 +599,8 @@ def _english_type_words(concepts: bool = False) -> list[tuple[re.Pattern, str, s
             continue
         words = [c for c in t.concepts if not CJK.search(c) and len(c.rstrip("*")) >= 4] if concepts \
             else [t.name] + list(t.keywords_en)
-        for kw in words:
-            tail = r"[a-z]*" if kw.endswith("*") else r"(?:s|es|d|ed)?"
-            out.append((re.compile(r"(?<![a-z])" + re.escape(kw.rstrip("*").lower()) + tail + r"(?![a-z])"),
-                        t.name, kw.rstrip("*")))
+        out += [(_phrase_pattern(kw), t.name, kw.rstrip("*")) for kw in words]
     return out
-
-
-def _phrase_pattern(phrase: str) -> re.Pattern:
-    tail = r"[a-z]*" if phrase.endswith("*") else r"(?:s|es|d|ed)?"
-    return re.compile(r"(?<![a-z])" + re.escape(phrase.rstrip("*").lower()) + tail + r"(?![a-z])")
 
 
 @lru_cache(maxsize=1)
