@@ -267,6 +267,7 @@ class Lexicon:
 
     def _counts(self, text: str) -> np.ndarray:
         counts = np.zeros(2 * len(self.types), dtype=np.float32)
+        n_types = len(self.types)
         raw = _TOKEN.findall(text.lower())
         toks = [_norm_token(w) for w in raw]
         for i, tok in enumerate(toks):
@@ -277,6 +278,9 @@ class Lexicon:
                 elif i + L <= len(toks) and tuple(toks[i:i + L - 1]) == phrase[:-1] and (
                         raw[i + L - 1].startswith(phrase[-1]) if star else toks[i + L - 1] == phrase[-1]):
                     counts[slot] += 1
+                elif (L == 2 and not star and slot >= n_types and i + 2 < len(toks)
+                      and toks[i + 2] == phrase[1]):
+                    counts[slot] += 1   # related wording with one word between: "months' written notice"
             w = raw[i]
             for L in self._star_lengths:
                 if len(w) >= L:

@@ -229,3 +229,16 @@ def test_a_definition_is_review_evidence_not_a_provision(embedder):
     both = {lab.type: lab for lab in clf.label("Termination", f"{definition} {provision}")}
     coc = both.get("Change of Control")
     assert coc is not None and coc.sentence == provision, both
+
+
+def test_related_wording_matches_with_one_word_between_and_keywords_only_as_written():
+    from core.ingest.provisions import Lexicon
+
+    lex = Lexicon({"Termination for Convenience": {"strong": ["for convenience"], "weak": ["months notice"]}})
+    weak = lambda text: lex._counts(text)[1]
+    strong = lambda text: lex._counts(text)[0]
+    assert weak("on six months' notice") == 1
+    assert weak("on six months' written notice") == 1      # "written" between the two words
+    assert weak("six months after the notice") == 0        # two words between: no
+    assert strong("terminate for convenience") == 1
+    assert strong("terminate for its own convenience") == 0  # a keyword matches only as written
