@@ -339,6 +339,7 @@ def _unfold(text: str) -> str:
 
 
 _SETEXT_RULE = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
+_LIST_OR_QUOTE = re.compile(r"^(?:[-*+>|#]|\d+[.)]\s)")   # a line a setext rule cannot underline
 
 
 def _setext_to_atx(lines: list[str]) -> list[str]:
@@ -349,7 +350,7 @@ def _setext_to_atx(lines: list[str]) -> list[str]:
         m = _SETEXT_RULE.match(line)
         prev = out[-1].strip() if out else ""
         if (m and len(m.group(1)) >= 3 and prev and len(prev) <= 80 and not prev.endswith((".", ",", ";"))
-                and not re.match(r"^(?:[-*+>|#]|\d+[.)]\s)", prev)):
+                and not _LIST_OR_QUOTE.match(prev)):
             out[-1] = ("# " if m.group(1)[0] == "=" else "## ") + prev
             out.append("")
             continue

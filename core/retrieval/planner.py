@@ -859,13 +859,6 @@ def _type_words(type_links: dict[str, str]) -> list[str]:
             if (m := re.fullmatch(r"(?:name|keyword|topic) '(.+)'", how))]
 
 
-def _contains_word(text: str, part: str) -> bool:
-    """`part` inside `text` as whole words (any substring for Chinese, which has no spaces)."""
-    if CJK.search(part):
-        return part in text
-    return bool(re.search(r"(?<![a-z0-9])" + re.escape(part) + r"(?![a-z0-9])", text))
-
-
 def _settle_shared_words(q: str, found: dict[str, str], types: list[str], type_links: dict[str, str],
                          values_in: Callable[[str], dict[str, str]]) -> None:
     """One word that names both a clause type and a filter value ("insurance": the Insurance
@@ -880,7 +873,7 @@ def _settle_shared_words(q: str, found: dict[str, str], types: list[str], type_l
         word = words[0].lower()
         for value, phrase in list(found.items()):
             ph = phrase.lower()
-            if not (_contains_word(word, ph) or _contains_word(ph, word)):   # "eu" is no word of "force majeure"
+            if not (contains_phrase_ci(word, ph) or contains_phrase_ci(ph, word)):   # "eu" is no word of "force majeure"
                 continue
             if value in values_in(_without_type_words(q, {tname: how})):
                 continue
