@@ -82,16 +82,20 @@ def _add_classify(eval_sub) -> None:
     p.add_argument("dir", help="folder of .md/.txt agreements (e.g. ../shared/data/public-agreements)")
     p.add_argument("--labels", default=None, metavar="FILE",
                    help='JSON lines {"file", "title", "type"}: gold types of the split clauses')
+    p.add_argument("--presence", default=None, metavar="FILE",
+                   help='JSON lines {"file", "present": {type: quote}, "borderline": {...}}: which types each '
+                        'agreement contains; scores agreement-level presence per type')
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.set_defaults(func=_run_classify)
 
 
 def _run_classify(args) -> int:
     from core.evaluation.classify import ClassifyFormatError, evaluate, format_table
+    from core.evaluation.presence import PresenceFormatError
 
     try:
-        result = evaluate(args.dir, args.labels, log=_progress)
-    except ClassifyFormatError as exc:
+        result = evaluate(args.dir, args.labels, log=_progress, presence_path=args.presence)
+    except (ClassifyFormatError, PresenceFormatError) as exc:
         raise UserError(str(exc)) from exc
     print(json.dumps(result, indent=2, ensure_ascii=False) if args.json else format_table(result))
     return 0

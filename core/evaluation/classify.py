@@ -4,8 +4,11 @@ Splits every .md/.txt agreement with the product's splitter, classifies the clau
 default (hybrid) classifier and the keyword baseline, and prints the type distribution per
 classifier. With `--labels FILE` (JSON lines `{"file", "title", "type"}`, titles as the
 splitter produces them, an optional "position" to tell apart equal titles) it also reports
-the accuracy of both. No database is involved: this measures the classifier alone, on the
-same (title, text) pairs ingestion would give it.
+the accuracy of both. With `--presence FILE` it scores agreement-level presence per type (does
+the agreement contain such a provision anywhere: the gap-report question) of the product's full
+multi-label typing against a reader's labels (core.evaluation.presence). No database is
+involved: this measures the classifiers alone, on the same (title, text) pairs ingestion would
+give them.
 """
 from __future__ import annotations
 
@@ -66,7 +69,7 @@ def load_labels(path: Path | str) -> list[dict]:
 
 
 def evaluate(root: Path | str, labels_path: Path | str | None = None, log: Callable[[str], None] = print,
-             write: bool = True) -> dict:
+             write: bool = True, presence_path: Path | str | None = None) -> dict:
     from core.ingest.classifier import evaluate as clf_evaluate, get_classifier
     from core.embeddings import get_embedder
 
@@ -113,12 +116,37 @@ def evaluate(root: Path | str, labels_path: Path | str | None = None, log: Calla
                               for t, m in ev["per_type"].items()}
         result.update(labelled=len(gold), accuracy=accuracy, per_type=per_type, unmatched_labels=unmatched,
                       errors=[r for r in rows if "gold" in r and any(r[n] != r["gold"] for n in preds)])
+    if presence_path is not None:
+        result.update(_presence(presence_path, keys, items, vectors, preds["keyword"], embedder))
     if write:
-        path = write_results(f"classify-{slug(root.resolve().name)}",
-                             dict(result, labels=str(Path(labels_path).resolve()) if labels_path else None,
-                                  clause_rows=rows))
+        resolved = root.resolve()
+        # corpus folders keep their agreements in contracts/: name the corpus, not the subfolder
+        folder = resolved.parent.name if resolved.name == "contracts" else resolved.name
+        name = f"classify-{slug(folder)}" + ("-presence" if presence_path is not None else "")
+        path = write_results(name, dict(result, labels=str(Path(labels_path).resolve()) if labels_path else None,
+                                        presence_labels=str(Path(presence_path).resolve()) if presence_path else None,
+                                        clause_rows=rows))
         log(f"results written to {path}")
     return result
+
+
+def _presence(presence_path, keys, items, vectors, keyword, embedder) -> dict:
+    """Agreement-level presence of the product's typing (ClauseTyper: the section verdict joined
+    with the provisions found, what ingestion stores) and of the keyword baseline."""
+    from core.evaluation.presence import load_presence, score_presence
+    from core.ingest.typing import get_clause_typer
+    from core.taxonomy import OTHER, type_names
+
+    types = [t for t in type_names() if t != OTHER]
+    gold = load_presence(presence_path, types)
+    typed = get_clause_typer().type_many(items, vectors, embedder)
+    found: dict[str, dict[str, dict[str, set[str]]]] = {"default": {}, "keyword": {}}
+    for (file, title, _pos), ct, kw in zip(keys, typed, keyword):
+        for name, names in (("default", ct.types), ("keyword", [kw.type])):
+            by_type = found[name].setdefault(file, {})
+            for t in names:
+                by_type.setdefault(t, set()).add(title or "(untitled)")
+    return score_presence(gold, found, types)
 
 
 def format_table(result: dict) -> str:
@@ -140,4 +168,29 @@ def format_table(result: dict) -> str:
             for r in result["errors"]:
                 lines.append(f"- {r['file']} #{r['position']} {r['title']!r}: {r['gold']} -> "
                              + " / ".join(r[n] for n in names))
+    if "presence" in result:
+        lines += _presence_table(result, names)
     return "\n".join(lines)
+
+
+def _presence_table(result: dict, names: list[str]) -> list[str]:
+    pres = result["presence"]
+    types = sorted({t for per in pres.values() for t in per})
+    lines = ["", f"agreement-level presence on {result['agreements']} labelled agreements "
+             "(F1; P/R; gold agreements):", f"{'type':<28}" + "".join(f"{n:>22}" for n in names)]
+    for t in types:
+        cells = []
+        for n in names:
+            m = pres[n].get(t)
+            cells.append(f"{m['f1']:.2f} ({m['precision']:.2f}/{m['recall']:.2f}; {m['support']})" if m else "-")
+        lines.append(f"{t:<28}" + "".join(f"{c:>22}" for c in cells))
+    lines.append(f"{'mean F1 (types with gold)':<28}" + "".join(f"{result['mean_presence_f1'][n]:>22.3f}" for n in names))
+    if result["unmatched_files"]:
+        lines.append("labelled but not in the folder: " + ", ".join(result["unmatched_files"]))
+    errs = [e for e in result["presence_errors"] if e["classifier"] == "default"]
+    if errs:
+        lines.append("\ndefault's disagreements:")
+        for e in errs:
+            why = f"gold: {e['gold_quote'][:90]!r}" if e["error"] == "missed" else "in " + "; ".join(e["clauses"])[:120]
+            lines.append(f"- {e['error']:<8} {e['type']:<26} {e['file']}: {why}")
+    return lines
