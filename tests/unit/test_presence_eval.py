@@ -114,3 +114,4 @@ def test_the_committed_reader_labels_name_real_files_and_types(gold, folder):
         flat = " ".join(text.split())
         for quote in r["present"].values():     # every quote is the contract's own words
             assert " ".join(quote.split()).replace("**", "") in flat.replace("**", ""), (r["file"], quote)
+
