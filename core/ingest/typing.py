@@ -11,6 +11,8 @@ gap report can tell "nothing" from "only low-confidence evidence". So is a weakl
 provision type (no lawyer labels: learned from headings and the taxonomy's examples) that the
 section classifier, reading its evidence sentence alone, does not clearly prefer over the
 section's own type: the sentence is the section's subject in a neighbouring type's words.
+Clauses mainly in Chinese, which the provision model (trained on English CUAD) cannot read, get
+their provisions from the section classifier (bilingual) reading each sentence alone.
 """
 from __future__ import annotations
 
@@ -26,7 +28,7 @@ from typing import Sequence
 import numpy as np
 
 from core.ingest.classifier import ABSTAINED, REVIEW_THRESHOLD, Classification, get_classifier
-from core.ingest.provisions import METHOD_SENTENCE, ProvisionLabel, get_provision_classifier
+from core.ingest.provisions import METHOD_SENTENCE, ProvisionLabel, get_provision_classifier, split_sentences
 from core.taxonomy import OTHER
 
 METHOD_MANUAL = "manual"
@@ -190,7 +192,35 @@ class ClauseTyper:
         for i, labels in zip(english, found):
             provisions[i] = [self._weakly_learned(lab) for lab in labels]
         provisions = self._beside_the_section(sections, provisions, embedder)
+        chinese = sorted(set(range(len(items))) - set(english))
+        if chinese:
+            provisions = self._chinese_sentences(items, chinese, sections, provisions, embedder)
         return [combine(s, p) for s, p in zip(sections, provisions)]
+
+    def _chinese_sentences(self, items: Sequence[tuple[str, str]], which: Sequence[int],
+                           sections: Sequence[Classification], provisions: list[list[ProvisionLabel]],
+                           embedder=None) -> list[list[ProvisionLabel]]:
+        """The provisions of clauses mainly in Chinese: the section classifier reads each sentence
+        alone, and a type that leads that reading clearly ahead of the section's own type
+        (SECTION_CONTEXT_ODDS, as for weakly learned types) is a type of the clause when the
+        reading reaches REVIEW_THRESHOLD (the bar its verdict on a whole section must reach to
+        meet a requirement), review evidence from its assignment floor up. So a "其他" section
+        holds governing law and assignment at once, as its English twin does."""
+        asks = [(ci, a, b) for ci in which for a, b in split_sentences(items[ci][1])]
+        texts = list(dict.fromkeys(items[ci][1][a:b] for ci, a, b in asks))
+        if not texts:
+            return provisions
+        vectors = self.provisions.sentence_vectors(texts, embedder)
+        reading = dict(zip(texts, self.section.classify_many([("", t) for t in texts], vectors)))
+        out = [list(labels) for labels in provisions]
+        for ci, a, b in asks:
+            sentence, own = items[ci][1][a:b], sections[ci].type
+            r = reading[sentence]
+            if r.type in (OTHER, own) or r.method == ABSTAINED or not _overrules_the_section(r, r.type, own):
+                continue
+            out[ci].append(ProvisionLabel(r.type, float(r.confidence), a, b, sentence, METHOD_SENTENCE,
+                                          confident=r.confidence >= REVIEW_THRESHOLD))
+        return out
 
     def _weakly_learned(self, label: ProvisionLabel) -> ProvisionLabel:
         if label.type in self.supervised or not label.confident or label.confidence >= REVIEW_THRESHOLD:

@@ -115,3 +115,34 @@ def test_a_payment_sentence_in_a_termination_section_is_still_a_second_type(embe
     assert got.type == "Termination" and "Payment" in got.types
     pay = next(lab for lab in got.labels if lab.type == "Payment")
     assert pay.span is not None and TERM[pay.start:pay.end].startswith("The Customer shall pay")
+
+
+ZH_MISC = ("本协议一式两份，双方各执一份。未经对方事先书面同意，任何一方不得转让本协议项下的权利和义务。"
+           "本协议适用中华人民共和国法律，因本协议引起的争议提交上海仲裁委员会仲裁。")
+ZH_TERMINATION = ("一方严重违约且在收到书面通知后三十日内未能纠正的，另一方有权解除本协议。"
+                  "本协议解除后，双方应在十五日内结清已发生的费用。")
+
+
+def test_a_chinese_miscellaneous_section_carries_each_provision_it_holds(embedder):
+    """The provision model reads English only; a Chinese "其他" section is read sentence by
+    sentence by the bilingual section classifier, so it holds governing law and assignment at
+    once, as its English twin does, each on its own sentence."""
+    from core.ingest.typing import get_clause_typer
+
+    typer = get_clause_typer()
+    got = typer.type_one("其他", ZH_MISC)
+    assert {"Governing Law", "Assignment"} <= set(got.types)
+    assign = next(lab for lab in got.labels if lab.type == "Assignment")
+    assert assign.span is not None and ZH_MISC[assign.start:assign.end].startswith("未经对方事先书面同意")
+    assert assign.confidence >= REVIEW_THRESHOLD
+    english = typer.type_one("Miscellaneous", "This Agreement is made in two counterparts. Neither party may assign "
+                             "this Agreement without the prior written consent of the other party. This Agreement is "
+                             "governed by the laws of the People's Republic of China.")
+    assert {"Governing Law", "Assignment"} <= set(english.types)
+
+
+def test_a_chinese_section_about_one_thing_stays_one_type(embedder):
+    from core.ingest.typing import get_clause_typer
+
+    got = get_clause_typer().type_one("第九条 协议的解除", ZH_TERMINATION)
+    assert got.types == ["Termination"]
