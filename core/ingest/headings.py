@@ -111,6 +111,12 @@ def _clean_title(s: str) -> str:
     return s.strip(" -–—").strip()
 
 
+def _short_title(text: str) -> bool:
+    """A whole Title Case heading of at most eight words ("Governing Law", "A. Services"'s title)."""
+    text = text.strip()
+    return _is_title_line(text) and _title_case(text) and len(text.split()) <= 8
+
+
 def _is_title_line(rest: str) -> bool:
     """Could `rest` (the text after a number) be a whole heading title on its own line?"""
     if is_cjk_text(rest):
@@ -243,7 +249,7 @@ def plain_heading(line: str, idx: int = 0) -> Head | None:
         letters = re.sub(r"[^A-Za-z]", "", rest)
         if len(letters) < 3 or len(rest) > 80 or rest[-1] in ",;":
             return None
-        if not letters.isupper() and not (_is_title_line(rest) and _title_case(rest) and len(rest.split()) <= 8):
+        if not letters.isupper() and not _short_title(rest):
             return None   # "A. Services" (Title Case) may head a section; "A. The Company is ..." does not
         options = []
         if len(marker) == 1:
@@ -314,7 +320,7 @@ def caps_heading(line: str, idx: int) -> Head | None:
     """An unnumbered ALL-CAPS line ("PRODUCTS, QUANTITY, PRICE") or a line that is all bold Title
     Case ("**Governing Law**", Word exported to Markdown), for unnumbered contracts."""
     bold = _BOLD_LINE.match(line.strip())
-    if bold and _is_title_line(bold.group(2).strip()) and _title_case(bold.group(2)) and len(bold.group(2).split()) <= 8:
+    if bold and _short_title(bold.group(2)):
         return Head(idx, "caps", RANK["article"], None, _clean_title(bold.group(2)), "", line.strip())
     s = line.strip().replace("**", "").rstrip(":").strip()
     letters = re.sub(r"[^A-Za-z]", "", s)

@@ -185,14 +185,16 @@ class ClauseTyper:
             return []
         sections = self.section.classify_many(items, embeddings)
         # the provision model learned English sentences (CUAD); on mainly Chinese clauses its
-        # features are noise, so those are typed by the section classifier (bilingual) alone
-        english = [i for i, (title, text) in enumerate(items) if cjk_share(text or title) < CJK_LIMIT]
+        # features are noise, so those are typed by the section classifier (bilingual), as a whole
+        # and sentence by sentence (_chinese_sentences)
+        english, chinese = [], []
+        for i, (title, text) in enumerate(items):
+            (english if cjk_share(text or title) < CJK_LIMIT else chinese).append(i)
         found = self.provisions.label_many([items[i] for i in english], embedder) if english else []
         provisions: list[list[ProvisionLabel]] = [[] for _ in items]
         for i, labels in zip(english, found):
             provisions[i] = [self._weakly_learned(lab) for lab in labels]
         provisions = self._beside_the_section(sections, provisions, embedder)
-        chinese = sorted(set(range(len(items))) - set(english))
         if chinese:
             provisions = self._chinese_sentences(items, chinese, sections, provisions, embedder)
         return [combine(s, p) for s, p in zip(sections, provisions)]
@@ -207,11 +209,9 @@ class ClauseTyper:
         meet a requirement), review evidence from its assignment floor up. So a "其他" section
         holds governing law and assignment at once, as its English twin does."""
         asks = [(ci, a, b) for ci in which for a, b in split_sentences(items[ci][1])]
-        texts = list(dict.fromkeys(items[ci][1][a:b] for ci, a, b in asks))
-        if not texts:
+        if not asks:
             return provisions
-        vectors = self.provisions.sentence_vectors(texts, embedder)
-        reading = dict(zip(texts, self.section.classify_many([("", t) for t in texts], vectors)))
+        reading = self._read_alone([items[ci][1][a:b] for ci, a, b in asks], embedder)
         out = [list(labels) for labels in provisions]
         for ci, a, b in asks:
             sentence, own = items[ci][1][a:b], sections[ci].type
@@ -221,6 +221,13 @@ class ClauseTyper:
             out[ci].append(ProvisionLabel(r.type, float(r.confidence), a, b, sentence, METHOD_SENTENCE,
                                           confident=r.confidence >= REVIEW_THRESHOLD))
         return out
+
+    def _read_alone(self, sentences: Sequence[str], embedder=None) -> dict[str, Classification]:
+        """The section classifier's verdict on each sentence read without its heading (vectors
+        reused from the provision model's embedding where it just embedded them)."""
+        texts = list(dict.fromkeys(sentences))
+        vectors = self.provisions.sentence_vectors(texts, embedder)
+        return dict(zip(texts, self.section.classify_many([("", t) for t in texts], vectors)))
 
     def _weakly_learned(self, label: ProvisionLabel) -> ProvisionLabel:
         if label.type in self.supervised or not label.confident or label.confidence >= REVIEW_THRESHOLD:
@@ -244,9 +251,7 @@ class ClauseTyper:
                 and lab.method == METHOD_SENTENCE and lab.sentence.strip()]
         if not asks:
             return provisions
-        texts = list(dict.fromkeys(provisions[ci][li].sentence for ci, li in asks))
-        readings = self.section.classify_many([("", t) for t in texts], self.provisions.sentence_vectors(texts, embedder))
-        reading = dict(zip(texts, readings))
+        reading = self._read_alone([provisions[ci][li].sentence for ci, li in asks], embedder)
         out = [list(labels) for labels in provisions]
         for ci, li in asks:
             lab = out[ci][li]

@@ -93,24 +93,23 @@ def test_eval_classify_scores_the_products_multi_label_typing(tmp_path, embedder
     assert "agreement-level presence on 2 labelled agreements" in table and "Governing Law" in table
 
 
-@pytest.mark.parametrize("gold, folder", [
-    ("public-agreements.jsonl", "tests/fixtures/public-agreements"),
-    ("demo.jsonl", "data/demo/contracts"),
-    ("heldout-corpus.jsonl", "tests/fixtures/heldout_corpus/contracts"),
-    ("paraphrase-corpus.jsonl", "tests/fixtures/paraphrase_corpus/contracts"),
-])
+ROOT = Path(__file__).resolve().parents[2]
+# which folder each committed labels file describes (also read by tests/test_presence_corpora.py)
+CORPORA = json.loads((ROOT / "eval" / "presence" / "corpora.json").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("gold, folder", sorted(CORPORA.items()))
 def test_the_committed_reader_labels_name_real_files_and_types(gold, folder):
     from core.evaluation.classify import read_agreements
     from core.ingest.reading import decode_bytes
     from core.taxonomy import OTHER, type_names
 
-    root = Path(__file__).resolve().parents[2]
-    rows = load_presence(root / "eval" / "presence" / gold, [t for t in type_names() if t != OTHER])
-    names = set(read_agreements(root / folder))
+    rows = load_presence(ROOT / "eval" / "presence" / gold, [t for t in type_names() if t != OTHER])
+    names = set(read_agreements(ROOT / folder))
     assert rows and {r["file"] for r in rows} <= names
     for r in rows:
         assert not set(r["present"]) & set(r["borderline"]), r["file"]
-        text, _enc = decode_bytes((root / folder / r["file"]).read_bytes())
+        text, _enc = decode_bytes((ROOT / folder / r["file"]).read_bytes())
         flat = " ".join(text.split())
         for quote in r["present"].values():     # every quote is the contract's own words
             assert " ".join(quote.split()).replace("**", "") in flat.replace("**", ""), (r["file"], quote)
