@@ -163,7 +163,7 @@ def test_score_by_hand():
               _record("B#3", "Courts", "Disputes go to the courts of Paris.", {"Governing Law"}, "Other")],
     }
     data = CuadData(Path("."), contracts, excerpts)
-    s = score(data, clauses)
+    s = score(data, clauses, classifiers=("default", "keyword"))
     assert s["excerpts"]["mapped"] == 5 and s["excerpts"]["located"] == 4
     # default (multi-label): the gold type is among each located clause's labels, 4/4; keyword: Governing
     # Law and Uncapped right, TfC (typed Termination) and Cap (Payment) wrong
@@ -227,8 +227,8 @@ def test_eval_cuad_end_to_end(db, tmp_path):
         assert result["contracts"] == 3 and result["mapping"] == MAPPING
         # the heading-less letter is read by paragraphs, not rejected
         assert result["rejected_contracts"] == 0 and result["clauses"] >= 8
-        assert set(result["excerpt_type_accuracy"]) == {"default", "keyword"}
-        for name in ("default", "keyword"):
+        assert set(result["excerpt_type_accuracy"]) == {"default", "stored", "keyword"}
+        for name in ("default", "stored", "keyword"):
             assert set(result["presence"][name]) == set(MAPPING.values())
             for m in result["presence"][name].values():
                 assert {"precision", "recall", "f1"} <= set(m)
@@ -237,8 +237,13 @@ def test_eval_cuad_end_to_end(db, tmp_path):
         assert result["excerpts"]["mapped"] == 5 and result["excerpts"]["located"] == 5
         # the provision classifier gets all five right; the keyword rule types "Term and Termination"
         # as Termination, missing Termination for Convenience
-        assert result["excerpt_type_accuracy"] == {"default": 1.0, "keyword": 0.8}
-        assert set(result["mean_presence_f1"]) == {"default", "keyword"}
+        assert result["excerpt_type_accuracy"] == {"default": 1.0, "stored": 1.0, "keyword": 0.8}
+        assert set(result["mean_presence_f1"]) == {"default", "stored", "keyword"}
+        # what ingestion stored holds every confident provision (English clauses), and maybe the
+        # section verdict beside: never fewer of a contract's types than the default finds
+        assert result["excerpt_type_accuracy"]["stored"] >= result["excerpt_type_accuracy"]["default"]
+        for t, m in result["presence"]["default"].items():
+            assert result["presence"]["stored"][t]["recall"] >= m["recall"], t
         # Governing Law: gold in all 3 contracts, found in all 3 (the letter's sentence too)
         gl = result["presence"]["default"]["Governing Law"]
         assert (gl["precision"], gl["recall"], gl["f1"]) == (1.0, 1.0, 1.0)

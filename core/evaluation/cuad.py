@@ -15,7 +15,9 @@ The contracts are ingested with the product's own `ingest_corpus` (reader, split
 embeddings) into the evaluation's Neo4j, never the user's graph: a corpus folder in the
 DESIGN §3 format is written to a temp dir with one fictional company per contract. Both
 classifiers then label the very same stored clauses (title, text): the default is the
-provision classifier (core.ingest.provisions), the baseline the seed's keyword rule.
+provision classifier (core.ingest.provisions), the baseline the seed's keyword rule. "stored"
+is what ingestion itself kept on those clauses (the section classifier's verdict joined with
+the provisions, core.ingest.typing): what gap reports and type filters answer from.
 
 The provision classifier is trained on the CUAD dev split (`python -m core train-classifier`),
 so this evaluation on the dev split is in-sample: the honest dev figures are the
@@ -89,7 +91,11 @@ EXCLUDED: dict[str, tuple[str | None, str]] = {
 # How a category's answer in labels.csv says "present": Yes/No columns vs value columns.
 VALUE_COLUMNS = {"Governing Law", "Notice Period to Terminate Renewal", "Renewal Term"}
 # The product's catch-all: presence is only measured for specific types.
-CLASSIFIERS = {"default": "provision", "keyword": "keyword"}
+# "stored": the types ingestion keeps on each clause (the section classifier's verdict joined with the
+# provisions found, core.ingest.typing), which gap reports and type filters read. It differs from
+# the default where the section classifier types a whole section (a "Warranties" section without
+# a period is Warranty to the product, "No" to CUAD's Warranty Duration).
+CLASSIFIERS = {"default": "provision", "stored": "as ingested (section verdict and provisions)", "keyword": "keyword"}
 MIN_TOKENS_EXACT = 4      # shorter excerpts are too ambiguous to locate
 SHINGLE = 6               # fallback containment: share of 6-token shingles found in one clause
 SHINGLE_MIN_SHARE = 0.6
@@ -426,7 +432,8 @@ def score(data: CuadData, clauses_by_file: dict[str, list[ClauseRecord]],
 
 def read_clauses(db, ids: dict[str, str]) -> dict[str, list[ClauseRecord]]:
     """Stored clauses per CUAD file (title and text as ingested), labelled here by the
-    provision classifier (confident labels only) and typed by the keyword baseline."""
+    provision classifier (confident labels only) and typed by the keyword baseline, with the
+    types ingestion stored on them."""
     from core.ingest.classifier import get_classifier
     from core.ingest.provisions import get_provision_classifier
     from core.graph.queries import reports as qr
@@ -436,7 +443,9 @@ def read_clauses(db, ids: dict[str, str]) -> dict[str, list[ClauseRecord]]:
     out: dict[str, list[ClauseRecord]] = {}
     for sid, file in ids.items():
         recs = []
+        stored: dict[str, frozenset[str]] = {}
         for r in db.read(qr.AGREEMENT_CLAUSES, {"sla_id": sid}):
+            stored[r["clause_id"]] = frozenset(r["clause_types"] or ())
             rec = ClauseRecord(r["clause_id"], sid, r["clause_title"] or "", r["text"] or "")
             norm = normalize(f"{rec.title} {rec.text}")
             rec.norm = f" {norm} "
@@ -446,6 +455,7 @@ def read_clauses(db, ids: dict[str, str]) -> dict[str, list[ClauseRecord]]:
         for rec, c, labels in zip(recs, keyword.classify_many(items), provisions.label_many(items)):
             rec.labels["keyword"] = frozenset([c.type])
             rec.labels["default"] = frozenset(lab.type for lab in labels if lab.confident)
+            rec.labels["stored"] = stored[rec.clause_id]
         out[file] = recs
     return out
 
