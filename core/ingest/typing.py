@@ -12,7 +12,11 @@ provision type (no lawyer labels: learned from headings and the taxonomy's examp
 section classifier, reading its evidence sentence alone, does not clearly prefer over the
 section's own type: the sentence is the section's subject in a neighbouring type's words.
 Clauses mainly in Chinese, which the provision model (trained on English CUAD) cannot read, get
-their provisions from the section classifier (bilingual) reading each sentence alone.
+their provisions from the section classifier (bilingual) reading each sentence alone. A section
+verdict below the review bar of a type the provision model learned from lawyers' labels needs that
+model's backing (a sentence of the clause at the type's review floor); without it the verdict is
+review evidence: on CUAD's real contracts such verdicts were mostly wrong ("COMPENSATION" read as
+Liability), and the provision model's silence there is informed.
 """
 from __future__ import annotations
 
@@ -112,7 +116,9 @@ def combine(section: Classification, provisions: Sequence[ProvisionLabel]) -> Cl
     (the section verdict has no span). The section classifier's non-Other verdict is always a
     type, as it always was: it has its own assignment floor (classifier.ASSIGN_FLOOR, below
     which it abstains to Other), and REVIEW_THRESHOLD only asks a person to confirm it
-    (needs_review). Provision labels below their type's threshold are review evidence only."""
+    (needs_review); ClauseTyper turns a weak one that the provision model does not back into an
+    abstention first (_uncorroborated_to_review). Provision labels below their type's threshold are
+    review evidence only."""
     confident: list[TypeLabel] = []
     review: list[TypeLabel] = []
     prov = {p.type: p for p in provisions}
@@ -158,6 +164,18 @@ def _overrules_the_section(reading: Classification, type_name: str, section_type
     return leading == type_name and scores[type_name] >= SECTION_CONTEXT_ODDS * scores.get(section_type, 0.0)
 
 
+def _uncorroborated_to_review(section: Classification, provisions: Sequence[ProvisionLabel]) -> Classification:
+    """A section verdict below REVIEW_THRESHOLD that the provision reading of the same clause
+    does not back (no sentence of that type even at its review floor) is low-confidence
+    evidence, not a type: it becomes review evidence (as an abstention leaning to it), so a gap
+    report lists the clause for review instead of counting a "COMPENSATION" section as a
+    liability clause. A confident verdict stands alone, as before ("German law applies." is a
+    governing-law clause whatever the CUAD-trained reader makes of it)."""
+    if section.type == OTHER or section.confidence >= REVIEW_THRESHOLD or any(p.type == section.type for p in provisions):
+        return section
+    return dataclasses.replace(section, type=OTHER, method=ABSTAINED, runner_up=section.type)
+
+
 def _with_span(lab: TypeLabel, p: ProvisionLabel | None) -> TypeLabel:
     if lab.span is not None or p is None or p.end <= p.start:
         return lab
@@ -183,7 +201,7 @@ class ClauseTyper:
         items = [(t or "", x or "") for t, x in items]
         if not items:
             return []
-        sections = self.section.classify_many(items, embeddings)
+        sections = list(self.section.classify_many(items, embeddings))
         # the provision model learned English sentences (CUAD); on mainly Chinese clauses its
         # features are noise, so those are typed by the section classifier (bilingual), as a whole
         # and sentence by sentence (_chinese_sentences)
@@ -195,6 +213,9 @@ class ClauseTyper:
         for i, labels in zip(english, found):
             provisions[i] = [self._weakly_learned(lab) for lab in labels]
         provisions = self._beside_the_section(sections, provisions, embedder)
+        for i in english:
+            if sections[i].type in self.supervised:
+                sections[i] = _uncorroborated_to_review(sections[i], provisions[i])
         if chinese:
             provisions = self._chinese_sentences(items, chinese, sections, provisions, embedder)
         return [combine(s, p) for s, p in zip(sections, provisions)]

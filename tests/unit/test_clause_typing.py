@@ -146,3 +146,51 @@ def test_a_chinese_section_about_one_thing_stays_one_type(embedder):
 
     got = get_clause_typer().type_one("第九条 协议的解除", ZH_TERMINATION)
     assert got.types == ["Termination"]
+
+
+def test_an_uncorroborated_low_confidence_verdict_is_review_evidence():
+    """A section verdict below the review bar counts as a type only when a sentence of the same
+    clause is read as that type too (even only at its review floor); otherwise a gap report lists
+    the clause for review. A confident verdict stands alone."""
+    from core.ingest.typing import _uncorroborated_to_review
+
+    weak = _section("Liability", REVIEW_THRESHOLD - 0.2)
+    got = combine(_uncorroborated_to_review(weak, []), [])
+    assert got.types == ["Other"] and got.needs_review
+    assert [(r.type, r.confidence, r.method) for r in got.review] == [("Liability", weak.confidence, "abstain")]
+    backed = [_prov("Liability", 0.1, 0, 40, confident=False)]
+    assert _uncorroborated_to_review(weak, backed) is weak
+    assert combine(weak, backed).types == ["Liability"]
+    sure = _section("Governing Law", REVIEW_THRESHOLD + 0.1)
+    assert _uncorroborated_to_review(sure, []) is sure
+
+
+class _FixedSection:
+    """A section classifier that gives every clause one verdict (the typer's rule under test is
+    what follows the verdict, not the verdict itself)."""
+
+    def __init__(self, type_: str, confidence: float):
+        self.verdict = Classification(type_, confidence, "hybrid", {type_: confidence, "Other": 1 - confidence},
+                                      runner_up="Other")
+
+    def classify_many(self, items, embeddings=None):
+        return [self.verdict for _ in items]
+
+
+COMPENSATION = ("As compensation for the Consultant's services, the Company shall issue to the Consultant "
+                "3,000,000 shares of its restricted common stock at the closing.")
+
+
+def test_only_lawyer_trained_types_need_the_provision_readers_backing(embedder):
+    """Liability's provision model learned from lawyers' labels, so its silence on a clause is
+    evidence: a weak Liability verdict on a compensation clause becomes review evidence. Service
+    Credits has no lawyer labels: its weak verdict stands as before."""
+    from core.ingest.typing import ClauseTyper, get_clause_typer
+
+    provisions = get_clause_typer().provisions
+    liability = ClauseTyper(_FixedSection("Liability", REVIEW_THRESHOLD - 0.2), provisions)
+    assert "Liability" in liability.supervised and "Service Credits" not in liability.supervised
+    got = liability.type_one("Compensation", COMPENSATION)
+    assert "Liability" not in got.types and "Liability" in [r.type for r in got.review]
+    credits = ClauseTyper(_FixedSection("Service Credits", REVIEW_THRESHOLD - 0.2), provisions)
+    assert "Service Credits" in credits.type_one("Compensation", COMPENSATION).types
