@@ -24,6 +24,15 @@ from __future__ import annotations
 REVIEW_THRESHOLD: float = 0.5
 
 
+def meets_requirement(primary: bool, method: str | None, confidence: float | None, by_section: bool | None = True) -> bool:
+    """Whether one stored type of a clause meets a requirement: the Python twin of
+    `core.graph.queries.ingest.low_confidence_edge` (the section classifier's main verdict below
+    REVIEW_THRESHOLD does not; a provision's type passed its own threshold, a reviewer's is
+    confirmed), for code that reads stored clauses instead of asking the gap query (`eval cuad`)."""
+    section = True if by_section is None else by_section
+    return not primary or method == "manual" or not section or (confidence or 0.0) >= REVIEW_THRESHOLD
+
+
 def statement(lang: str = "en", year: int | None = None, currency: str | None = None) -> str:
     """The definition in one sentence or two, as the answer and the page state it."""
     spend_en = f"spend of {year}" if year else "each supplier's latest year of spend on file"

@@ -17,7 +17,8 @@ DESIGN §3 format is written to a temp dir with one fictional company per contra
 classifiers then label the very same stored clauses (title, text): the default is the
 provision classifier (core.ingest.provisions), the baseline the seed's keyword rule. "stored"
 is what ingestion itself kept on those clauses (the section classifier's verdict joined with
-the provisions, core.ingest.typing): what gap reports and type filters answer from.
+the provisions, core.ingest.typing), counted as a gap answer counts it (a main type below the
+review bar does not meet a requirement): what the gap report answers from.
 
 The provision classifier is trained on the CUAD dev split (`python -m core train-classifier`),
 so this evaluation on the dev split is in-sample: the honest dev figures are the
@@ -92,10 +93,11 @@ EXCLUDED: dict[str, tuple[str | None, str]] = {
 VALUE_COLUMNS = {"Governing Law", "Notice Period to Terminate Renewal", "Renewal Term"}
 # The product's catch-all: presence is only measured for specific types.
 # "stored": the types ingestion keeps on each clause (the section classifier's verdict joined with the
-# provisions found, core.ingest.typing), which gap reports and type filters read. It differs from
+# provisions found, core.ingest.typing) that meet a requirement as gap answers count them
+# (core.gaps.meets_requirement: not a main type below the review bar). It differs from
 # the default where the section classifier types a whole section (a "Warranties" section without
 # a period is Warranty to the product, "No" to CUAD's Warranty Duration).
-CLASSIFIERS = {"default": "provision", "stored": "as ingested (section verdict and provisions)", "keyword": "keyword"}
+CLASSIFIERS = {"default": "provision", "stored": "as ingested, counted as gap answers count it", "keyword": "keyword"}
 MIN_TOKENS_EXACT = 4      # shorter excerpts are too ambiguous to locate
 SHINGLE = 6               # fallback containment: share of 6-token shingles found in one clause
 SHINGLE_MIN_SHARE = 0.6
@@ -436,6 +438,7 @@ def read_clauses(db, ids: dict[str, str]) -> dict[str, list[ClauseRecord]]:
     types ingestion stored on them."""
     from core.ingest.classifier import get_classifier
     from core.ingest.provisions import get_provision_classifier
+    from core.gaps import meets_requirement
     from core.graph.queries import reports as qr
 
     keyword = get_classifier("keyword")
@@ -445,7 +448,9 @@ def read_clauses(db, ids: dict[str, str]) -> dict[str, list[ClauseRecord]]:
         recs = []
         stored: dict[str, frozenset[str]] = {}
         for r in db.read(qr.AGREEMENT_CLAUSES, {"sla_id": sid}):
-            stored[r["clause_id"]] = frozenset(r["clause_types"] or ())
+            # what a gap answer counts: the clause's types, less a main type too weak to meet a requirement
+            weak = set() if meets_requirement(True, r["method"], r["confidence"], r["by_section"]) else {r["clause_type"]}
+            stored[r["clause_id"]] = frozenset(set(r["clause_types"] or ()) - weak)
             rec = ClauseRecord(r["clause_id"], sid, r["clause_title"] or "", r["text"] or "")
             norm = normalize(f"{rec.title} {rec.text}")
             rec.norm = f" {norm} "

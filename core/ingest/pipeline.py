@@ -422,7 +422,7 @@ def typing_props(typing: ClauseTypes) -> dict:
 
 def _edge(clause_id: str, lab: TypeLabel, primary: bool | None = None) -> dict:
     row = {"clause_id": clause_id, "type": lab.type, "confidence": lab.confidence, "method": lab.method,
-           "evidence_start": lab.start, "evidence_end": lab.end}
+           "evidence_start": lab.start, "evidence_end": lab.end, "by_section": lab.by_section}
     if primary is not None:
         row["primary"] = primary
     return row

@@ -52,12 +52,15 @@ def cjk_share(text: str) -> float:
 @dataclass(frozen=True)
 class TypeLabel:
     """One type of one clause. start/end: the evidence sentence's offsets in the clause text
-    (None when the type rests on the whole clause or its heading, not on one sentence)."""
+    (None when the type rests on the whole clause or its heading, not on one sentence).
+    by_section: the section classifier's verdict, whose confidence must reach REVIEW_THRESHOLD
+    to meet a requirement (core.gaps); a provision label passed its own type's threshold."""
     type: str
     confidence: float
     method: str
     start: int | None = None
     end: int | None = None
+    by_section: bool = False
 
     @property
     def span(self) -> tuple[int, int] | None:
@@ -127,9 +130,9 @@ def combine(section: Classification, provisions: Sequence[ProvisionLabel]) -> Cl
         target = confident
         p = prov.get(section.type)
         if p is not None and p.method != "heading" and p.end > p.start:
-            target.append(TypeLabel(section.type, sec_conf, section.method, p.start, p.end))
+            target.append(TypeLabel(section.type, sec_conf, section.method, p.start, p.end, by_section=True))
         else:
-            target.append(TypeLabel(section.type, sec_conf, section.method))
+            target.append(TypeLabel(section.type, sec_conf, section.method, by_section=True))
     elif section.method == ABSTAINED and section.runner_up and section.runner_up != OTHER:
         # the section leaned to a type below its assignment floor: evidence for review, so a gap
         # answer says "only low-confidence evidence" here instead of "no clause"
@@ -148,7 +151,8 @@ def combine(section: Classification, provisions: Sequence[ProvisionLabel]) -> Cl
     reviews = sorted(review_best.values(), key=lambda lab: (-lab.confidence, lab.type))
     if not labels:
         other_conf = sec_conf if section.type == OTHER else 0.0
-        labels = [TypeLabel(OTHER, other_conf, section.method if section.type == OTHER else METHOD_NONE)]
+        labels = [TypeLabel(OTHER, other_conf, section.method if section.type == OTHER else METHOD_NONE,
+                            by_section=section.type == OTHER)]
     return ClauseTypes(labels, reviews, section.runner_up)
 
 
@@ -177,9 +181,13 @@ def _uncorroborated_to_review(section: Classification, provisions: Sequence[Prov
 
 
 def _with_span(lab: TypeLabel, p: ProvisionLabel | None) -> TypeLabel:
+    """A type found by both readers: the provision's evidence sentence, and, where the provision
+    passed its own threshold, the standing of one that did (it meets a requirement)."""
+    if p is not None and p.confident and lab.by_section:
+        lab = dataclasses.replace(lab, by_section=False)
     if lab.span is not None or p is None or p.end <= p.start:
         return lab
-    return TypeLabel(lab.type, lab.confidence, lab.method, p.start, p.end)
+    return dataclasses.replace(lab, start=p.start, end=p.end)
 
 
 class ClauseTyper:

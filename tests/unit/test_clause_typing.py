@@ -194,3 +194,28 @@ def test_only_lawyer_trained_types_need_the_provision_readers_backing(embedder):
     assert "Liability" not in got.types and "Liability" in [r.type for r in got.review]
     credits = ClauseTyper(_FixedSection("Service Credits", REVIEW_THRESHOLD - 0.2), provisions)
     assert "Service Credits" in credits.type_one("Compensation", COMPENSATION).types
+
+
+def test_the_section_verdict_is_marked_as_such_on_its_edge():
+    """Only the section classifier's verdict must reach the review bar to meet a requirement
+    (core.gaps.meets_requirement); a provision label passed its own type's threshold."""
+    from core.gaps import meets_requirement
+
+    other = combine(_section("Other", 0.7), [_prov("Governing Law", 0.3, 0, 40)])
+    assert [(lab.type, lab.by_section) for lab in other.labels] == [("Governing Law", False)]
+    rows, _ = type_edge_rows("c1", other)
+    assert rows[0]["primary"] and rows[0]["by_section"] is False
+    assert meets_requirement(True, rows[0]["method"], rows[0]["confidence"], rows[0]["by_section"])
+    weak = combine(_section("Liability", 0.3), [_prov("Payment", 0.9, 0, 30)])
+    assert [(lab.type, lab.by_section) for lab in weak.labels] == [("Liability", True), ("Payment", False)]
+    rows, _ = type_edge_rows("c2", weak)
+    assert [meets_requirement(r["primary"], r["method"], r["confidence"], r["by_section"]) for r in rows] == [False, True]
+    # found by both: the provision's higher confidence and evidence win, and with them its standing
+    both = combine(_section("Termination", 0.3), [_prov("Termination", 0.6, 10, 80)])
+    assert both.primary.by_section is False and both.primary.span == (10, 80)
+    # ... and where the section's verdict is the more confident, a confident provision still backs it
+    backed = combine(_section("Termination", 0.3), [_prov("Termination", 0.2, 10, 80)])
+    assert backed.primary.confidence == 0.3 and backed.primary.by_section is False
+    unbacked = combine(_section("Termination", 0.3), [_prov("Termination", 0.1, 10, 80, confident=False)])
+    assert unbacked.primary.by_section is True
+    assert meets_requirement(True, "manual", 0.1, True) and meets_requirement(False, "hybrid", 0.1, True)

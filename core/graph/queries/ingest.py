@@ -98,7 +98,7 @@ CREATE_OF_TYPE = """
 UNWIND $rows AS r
 MATCH (c:Clause {id: r.clause_id})
 MATCH (t:ClauseType {name: r.type})
-CREATE (c)-[:OF_TYPE {confidence: r.confidence, method: r.method, primary: r.primary,
+CREATE (c)-[:OF_TYPE {confidence: r.confidence, method: r.method, primary: r.primary, by_section: r.by_section,
                       evidence_start: r.evidence_start, evidence_end: r.evidence_end}]->(t)
 """
 
@@ -117,10 +117,13 @@ CREATE (a)-[:NEXT]->(b)
 """
 
 def low_confidence_edge(r: str) -> str:
-    """core.gaps' test on an OF_TYPE edge `r`: an automatic main type below $review_threshold,
-    which does not meet a requirement (other OF_TYPE edges passed their type's own threshold,
-    and a reviewer's are confirmed). Null-safe: an edge without `primary` is not low."""
-    return f"coalesce({r}.primary AND {r}.method <> 'manual' AND {r}.confidence < $review_threshold, false)"
+    """core.gaps' test on an OF_TYPE edge `r`: the section classifier's main verdict below
+    $review_threshold, which does not meet a requirement (a provision's edge passed its type's own
+    threshold, even as the main type of a section the classifier typed Other, and a reviewer's is
+    confirmed; edges written before `by_section` existed count as the section's). Null-safe: an
+    edge without `primary` is not low. Python twin: core.gaps.meets_requirement."""
+    return (f"coalesce({r}.primary AND {r}.method <> 'manual' AND coalesce({r}.by_section, true) "
+            f"AND {r}.confidence < $review_threshold, false)")
 
 
 # Ingest-time optimization (seed 004): per-company counts, refreshed for the companies whose

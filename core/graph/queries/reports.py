@@ -144,8 +144,8 @@ AGREEMENT_CLAUSES = """
 MATCH (co:Company)-[:HAS_SLA]->(s:SLA {id: $sla_id})-[:HAS_CLAUSE]->(c:Clause)
       -[r:OF_TYPE {primary: true}]->(t:ClauseType)
 RETURN co.name AS company, s.id AS sla_id, c.id AS clause_id, c.title AS clause_title, t.name AS clause_type,
-       r.confidence AS confidence, r.method AS method, c.position AS position, c.text AS text,
-       coalesce(c.types, [t.name]) AS clause_types
+       r.confidence AS confidence, r.method AS method, r.by_section AS by_section, c.position AS position,
+       c.text AS text, coalesce(c.types, [t.name]) AS clause_types
 ORDER BY c.position
 """
 
