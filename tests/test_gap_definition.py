@@ -85,16 +85,23 @@ def test_the_cli_csv_is_the_export(corpus, tmp_path):
     assert out.stdout.splitlines() == expected.splitlines() and len(expected.splitlines()) >= 3
 
 
-def test_low_confidence_evidence_does_not_meet_a_requirement(corpus):
-    """The only clause of a type, typed below the review threshold, leaves a gap marked for review."""
+def _retype_termination_of_a_holder(corpus, method: str, by_section: bool):
+    """A supplier that meets the Termination requirement, its Termination edges rewritten as the
+    clauses' main type at 0.21 (below the review bar) by `method`; counts refreshed."""
     report = gap_report(["Termination"], db=corpus)
     target = next(r for r in report.rows if "Termination" not in r.missing)
     corpus.write("MATCH (co:Company {name: $name})-[:HAS_SLA]->(:SLA)-[:HAS_CLAUSE]->(c:Clause)"
                  "-[r:OF_TYPE]->(:ClauseType {name: 'Termination'}) "
-                 "SET r.confidence = 0.21, r.primary = true, r.method = 'embedding', r.by_section = true",
-                 {"name": target.company})
+                 "SET r.confidence = 0.21, r.primary = true, r.method = $method, r.by_section = $by_section",
+                 {"name": target.company, "method": method, "by_section": by_section})
     corpus.write(qi.REFRESH_COMPANY_COUNTS, {"companies": [target.company], "review_threshold": REVIEW_THRESHOLD})
     vocabulary.invalidate()
+    return target
+
+
+def test_low_confidence_evidence_does_not_meet_a_requirement(corpus):
+    """The only clause of a type, typed below the review threshold, leaves a gap marked for review."""
+    target = _retype_termination_of_a_holder(corpus, method="embedding", by_section=True)
     after = gap_report(["Termination"], db=corpus).row(target.company)
     assert after.missing == ["Termination"] and after.state("Termination") == "review" and after.review["Termination"]
     result = ask("Which suppliers lack a termination clause?", db=corpus, log=False)
@@ -122,14 +129,7 @@ def test_a_provision_past_its_own_threshold_meets_a_requirement_as_a_main_type(c
     provision found in it, at that sentence's score: 0.21 is below the review bar but above the
     type's own threshold (chosen on CUAD, mostly far below 0.5), so the requirement is met, as
     core.gaps defines it; only the section classifier's own weak verdict is low-confidence."""
-    report = gap_report(["Termination"], db=corpus)
-    target = next(r for r in report.rows if "Termination" not in r.missing)
-    corpus.write("MATCH (co:Company {name: $name})-[:HAS_SLA]->(:SLA)-[:HAS_CLAUSE]->(c:Clause)"
-                 "-[r:OF_TYPE]->(:ClauseType {name: 'Termination'}) "
-                 "SET r.confidence = 0.21, r.primary = true, r.method = 'sentence', r.by_section = false",
-                 {"name": target.company})
-    corpus.write(qi.REFRESH_COMPANY_COUNTS, {"companies": [target.company], "review_threshold": REVIEW_THRESHOLD})
-    vocabulary.invalidate()
+    target = _retype_termination_of_a_holder(corpus, method="sentence", by_section=False)
     after = gap_report(["Termination"], db=corpus).row(target.company)
     assert "Termination" not in after.missing and not after.review.get("Termination")
     result = ask("Which suppliers lack a termination clause?", db=corpus, log=False)
