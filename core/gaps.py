@@ -29,8 +29,8 @@ def meets_requirement(primary: bool, method: str | None, confidence: float | Non
     `core.graph.queries.ingest.low_confidence_edge` (the section classifier's main verdict below
     REVIEW_THRESHOLD does not; a provision's type passed its own threshold, a reviewer's is
     confirmed), for code that reads stored clauses instead of asking the gap query (`eval cuad`)."""
-    section = True if by_section is None else by_section
-    return not primary or method == "manual" or not section or (confidence or 0.0) >= REVIEW_THRESHOLD
+    # by_section None: an edge written before the property existed, read as the section's (as the Cypher does)
+    return not primary or method == "manual" or by_section is False or (confidence or 0.0) >= REVIEW_THRESHOLD
 
 
 def statement(lang: str = "en", year: int | None = None, currency: str | None = None) -> str:

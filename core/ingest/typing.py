@@ -145,8 +145,8 @@ def combine(section: Classification, provisions: Sequence[ProvisionLabel]) -> Cl
     # reading order, and is what c.type always meant); otherwise the most confident provision
     lead = section.type if section.type in best else None
     labels = sorted(best.values(), key=lambda lab: (lab.type != lead, -lab.confidence, lab.type))
-    # the evidence span of a type found by both: the provision's, whichever confidence wins
-    labels = [_with_span(lab, prov.get(lab.type)) for lab in labels]
+    # a type found by both: the provision's evidence span and standing, whichever confidence wins
+    labels = [_with_provision(lab, prov.get(lab.type)) for lab in labels]
     review_best = {t: lab for t, lab in _best(review).items() if t not in best}
     reviews = sorted(review_best.values(), key=lambda lab: (-lab.confidence, lab.type))
     if not labels:
@@ -180,7 +180,7 @@ def _uncorroborated_to_review(section: Classification, provisions: Sequence[Prov
     return dataclasses.replace(section, type=OTHER, method=ABSTAINED, runner_up=section.type)
 
 
-def _with_span(lab: TypeLabel, p: ProvisionLabel | None) -> TypeLabel:
+def _with_provision(lab: TypeLabel, p: ProvisionLabel | None) -> TypeLabel:
     """A type found by both readers: the provision's evidence sentence, and, where the provision
     passed its own threshold, the standing of one that did (it meets a requirement)."""
     if p is not None and p.confident and lab.by_section:
