@@ -94,11 +94,8 @@ def run_gaps(args) -> int:
         report = gap_report(required, **scope)
     except ValueError as exc:
         raise UserError(str(exc)) from exc
-    if args.only_gaps:
-        report.filters["only_gaps"] = True
-        report.rows = report.companies_with_gaps
-    if args.format == "json":
-        print(json.dumps(report.to_dict(), ensure_ascii=False, indent=2))
+    if args.format == "json":   # --only-gaps trims the rows shown, never the totals ("3 of 15 companies")
+        print(json.dumps(report.to_dict(args.only_gaps), ensure_ascii=False, indent=2))
     else:
-        sys.stdout.write(report.to_markdown())
+        sys.stdout.write(report.to_markdown(args.only_gaps))
     return 0

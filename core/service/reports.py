@@ -111,10 +111,12 @@ class GapReport:
                 "missing_by_type": {t: sum(1 for r in self.rows if t in r.missing) for t in self.required},
                 "review_by_type": {t: sum(1 for r in self.rows if t in r.review) for t in self.required}}
 
-    def to_dict(self) -> dict:
-        return {"required": self.required, "filters": self.filters, "spend_year": self.spend_year,
+    def to_dict(self, only_gaps: bool = False) -> dict:
+        """`only_gaps` lists only the companies with gaps; totals still count every company in scope."""
+        filters = {**self.filters, "only_gaps": True} if only_gaps else self.filters
+        return {"required": self.required, "filters": filters, "spend_year": self.spend_year,
                 "currency": self.currency, "definition": self.definition(), "totals": self.totals(),
-                "rows": [r.__dict__ for r in self.rows], "no_agreement": [r.__dict__ for r in self.no_agreement],
+                "rows": [r.__dict__ for r in self.shown_rows(only_gaps)], "no_agreement": [r.__dict__ for r in self.no_agreement],
                 "review": self.review_cells, "warnings": self.segmentation_warnings}
 
     def filter_statement(self) -> str:

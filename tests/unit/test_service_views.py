@@ -67,6 +67,18 @@ def test_gap_heatmap_table_and_totals_come_from_the_report():
     assert service.GapReport(required=["Termination"], filters={}, spend_year=None).most_often_missing == (None, 0)
 
 
+def test_only_gaps_trims_the_rows_shown_never_the_totals():
+    """`report gaps --only-gaps` once said "2 of 2 companies have gaps" for 2 of 3."""
+    report = _gap_report()
+    md = report.to_markdown(only_gaps=True)
+    assert "2 of 3 companies have gaps" in md and "| Bolt |" not in md and "| Acme |" in md
+    assert md.count("only companies with gaps") == 1
+    data = report.to_dict(only_gaps=True)
+    assert data["totals"]["companies"] == 3 and [r["company"] for r in data["rows"]] == ["Acme", "Cobalt"]
+    assert data["filters"]["only_gaps"] is True and "only_gaps" not in report.filters
+    assert [r["company"] for r in report.to_dict()["rows"]] == ["Acme", "Bolt", "Cobalt"]
+
+
 def test_low_confidence_evidence_is_a_gap_that_needs_review_not_a_green_cell():
     """A Data Protection clause typed at 0.21 once turned a real gap green ("1 (1 low conf.)")."""
     row = service.GapRow("Delta", "Germany", "Health", 10.0, 1, ["SLA-9"], {"Data Protection": 1},
