@@ -116,7 +116,8 @@ class GapReport:
         filters = {**self.filters, "only_gaps": True} if only_gaps else self.filters
         return {"required": self.required, "filters": filters, "spend_year": self.spend_year,
                 "currency": self.currency, "definition": self.definition(), "totals": self.totals(),
-                "rows": [r.__dict__ for r in self.shown_rows(only_gaps)], "no_agreement": [r.__dict__ for r in self.no_agreement],
+                "rows": [r.__dict__ for r in self.shown_rows(only_gaps)],
+                "no_agreement": [r.__dict__ for r in self.no_agreement],
                 "review": self.review_cells, "warnings": self.segmentation_warnings}
 
     def filter_statement(self) -> str:
