@@ -85,6 +85,19 @@ def test_every_example_runs_through_the_guard(demo, embedder, example):
         assert run.rows, f"{example.id} returns nothing on the demo corpus"
 
 
+def test_the_gap_example_answers_as_the_gap_report_does(demo):
+    """The verified gap example, run as the model would imitate it, lists exactly the suppliers the
+    gap report counts as lacking the type (low-confidence evidence included as a gap)."""
+    from core.service import gap_report
+
+    example = next(e for e in load_examples() if e.id == "gap-type")
+    run = CypherGuard(demo, max_limit=50).run(example.cypher, dict(example.params))
+    assert run.allowed and run.error is None, run.reason or run.error
+    report = gap_report([example.params["type"]], db=demo)
+    expected = {r.company for r in report.companies_with_gaps}
+    assert expected and {row["company"] for row in run.rows} == expected
+
+
 # ---------------------------------------------------------------------------------------
 # without an LLM configured
 

@@ -14,6 +14,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 
+from core.gaps import REVIEW_THRESHOLD
 from core.graph import vocabulary as graph_cache
 from core.graph.db import Database, get_database
 from core.text2cypher.llm import estimate_tokens
@@ -125,8 +126,10 @@ def build_summary(db: Database) -> SchemaSummary:
              "having a clause of that type; use it only to list clauses to review.",
              "- A company's clauses: (co:Company)-[:HAS_SLA]->(s:SLA)-[:HAS_CLAUSE]->(c:Clause).",
              "- Clause order inside an agreement: c.position, and (c1:Clause)-[:NEXT]->(c2:Clause).",
-             "- Missing clauses (gaps): WHERE NOT EXISTS { MATCH (co)-[:HAS_SLA]->(:SLA)-[:HAS_CLAUSE]->(:Clause)"
-             "-[:OF_TYPE]->(:ClauseType {name: $type}) }."]
+             f"- Missing clauses (gaps): WHERE {q.GAP_CONDITION} with params type and review_threshold: "
+             f"{REVIEW_THRESHOLD} (an edge that is a clause's main type by the section classifier below that "
+             "confidence is low-confidence evidence and does not count as having the clause; "
+             "companies without any agreement are not gaps)."]
     if spend_years:
         hints.append(f"- Spend per year is in Company properties spend_<year> (spend_{spend_years[0]} ... "
                      f"spend_{spend_years[-1]}); spend_latest holds the latest year "

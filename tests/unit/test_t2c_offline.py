@@ -29,8 +29,23 @@ def test_example_pool_is_large_varied_and_parameterized():
                                        "vector_relay"}
     assert len({e.id for e in pool}) == len(pool)
     for e in pool:
-        assert "'" not in e.cypher.replace("'clause_embeddings'", "").replace("'clause_text'", ""), e.id
+        # values travel as parameters; the only literals are index names and the reviewer's method
+        # of the gap definition (a schema constant, not a value from the question)
+        assert "'" not in (e.cypher.replace("'clause_embeddings'", "").replace("'clause_text'", "")
+                           .replace("'manual'", "")), e.id
         assert "LIMIT" in e.cypher, e.id
+
+
+def test_gap_examples_use_the_products_gap_definition():
+    """Gap examples once counted any OF_TYPE edge, low-confidence ones too, so an LLM imitating
+    them answered a gap question differently from the gap report."""
+    from core.gaps import REVIEW_THRESHOLD
+    from core.graph.queries.text2cypher import GAP_CONDITION
+
+    gaps = [e for e in load_examples() if e.type == "gap" and "OF_TYPE" in e.cypher]
+    assert len(gaps) >= 2
+    for e in gaps:
+        assert GAP_CONDITION in e.cypher and e.params["review_threshold"] == REVIEW_THRESHOLD, e.id
 
 
 def test_examples_are_chosen_by_type_and_meaning():

@@ -5,6 +5,14 @@ label really uses and with which types, which (start)-[type]->(end) patterns exi
 values of a few small categorical properties. Labels, types and keys travel as parameters
 and are used with dynamic access (`$(label)`, `n[$key]`), so no identifier is interpolated.
 """
+from core.graph.queries.ingest import low_confidence_edge
+
+# The product's gap test as the pattern the model is shown (schema hint) and the verified gap
+# examples use: a company has a clause of $type only through an OF_TYPE edge that is not
+# low-confidence evidence (core.gaps), so an LLM-written gap answer agrees with the gap report.
+GAP_CONDITION = (
+    "NOT EXISTS { MATCH (co)-[:HAS_SLA]->(:SLA)-[:HAS_CLAUSE]->(:Clause)-[r:OF_TYPE]->(:ClauseType {name: $type}) "
+    "WHERE NOT " + low_confidence_edge("r") + " }")
 
 # Property usage per label: key, how many sampled nodes carry it, and its value types.
 LABEL_PROPERTIES = (
