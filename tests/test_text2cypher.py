@@ -98,6 +98,19 @@ def test_the_gap_example_answers_as_the_gap_report_does(demo):
     assert expected and {row["company"] for row in run.rows} == expected
 
 
+def test_the_gap_threshold_is_the_products_whatever_the_model_sends(demo, llm):
+    gap = next(e for e in load_examples() if e.id == "gap-type")
+    llm.script("cypher", {"cypher": gap.cypher, "params": {"type": "Termination"}})   # no review_threshold
+    llm.script("answer", "These suppliers lack a termination clause [S1].")
+    r = answer_with_llm("Which suppliers lack a termination clause?", db=demo).result
+    assert r.mode == "text2cypher" and r.params["review_threshold"] == 0.5
+    assert [t["allowed"] for t in _attempts(r)] == [True]
+    llm.script("cypher", {"cypher": gap.cypher, "params": {"type": "Termination", "review_threshold": 0.01}})
+    llm.script("answer", "These suppliers lack a termination clause [S1].")
+    r2 = answer_with_llm("Which suppliers lack a termination clause?", db=demo).result
+    assert r2.params["review_threshold"] == 0.5 and r2.cypher == r.cypher
+
+
 # ---------------------------------------------------------------------------------------
 # without an LLM configured
 

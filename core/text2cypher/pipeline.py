@@ -20,6 +20,7 @@ import threading
 import time
 from dataclasses import dataclass, replace
 
+from core import gaps
 from core.graph import vocabulary as graph_cache
 from core.answer.composer import build_subgraph
 from core.graph.db import Database, get_database
@@ -35,6 +36,7 @@ from core.text2cypher.prompts import answer_messages, check_citations, cypher_me
 MAX_ATTEMPTS = 3
 MAX_LIMIT = 50
 EMBEDDING_PARAM = "question_embedding"
+GAP_THRESHOLD_PARAM = "review_threshold"   # the gap definition's bar (core.graph.queries.text2cypher.GAP_CONDITION)
 NOTHING_FOUND = "No matching results were found in the graph for this question."
 _NOTHING = re.compile(r"(?i)\bWHERE\s+(false|1\s*=\s*0)\b")
 
@@ -160,6 +162,8 @@ def _prepare(cypher: str, params: dict, question: str, vocab, trace: dict) -> di
         from core.embeddings import get_embedder
 
         params[EMBEDDING_PARAM] = get_embedder().encode_one(question)
+    if re.search(r"\$" + GAP_THRESHOLD_PARAM + r"\b", cypher):
+        params[GAP_THRESHOLD_PARAM] = gaps.REVIEW_THRESHOLD   # the product's gap definition, whatever the model sent
     return params
 
 
