@@ -48,6 +48,10 @@ def _log_text(tmp_path: Path) -> str:
     return "".join(p.read_text(encoding="utf-8") for p in sorted((tmp_path / "log").glob("requests-*.jsonl")))
 
 
+def _example(example_id: str):
+    return next(e for e in load_examples() if e.id == example_id)
+
+
 def _attempts(result) -> list[dict]:
     return [t for t in result.trace if t.get("stage") == "text2cypher"]
 
@@ -90,7 +94,7 @@ def test_the_gap_example_answers_as_the_gap_report_does(demo):
     gap report counts as lacking the type (low-confidence evidence included as a gap)."""
     from core.service import gap_report
 
-    example = next(e for e in load_examples() if e.id == "gap-type")
+    example = _example("gap-type")
     run = CypherGuard(demo, max_limit=50).run(example.cypher, dict(example.params))
     assert run.allowed and run.error is None, run.reason or run.error
     report = gap_report([example.params["type"]], db=demo)
@@ -99,7 +103,7 @@ def test_the_gap_example_answers_as_the_gap_report_does(demo):
 
 
 def test_the_gap_threshold_is_the_products_whatever_the_model_sends(demo, llm):
-    gap = next(e for e in load_examples() if e.id == "gap-type")
+    gap = _example("gap-type")
     llm.script("cypher", {"cypher": gap.cypher, "params": {"type": "Termination"}})   # no review_threshold
     llm.script("answer", "These suppliers lack a termination clause [S1].")
     r = answer_with_llm("Which suppliers lack a termination clause?", db=demo).result

@@ -120,8 +120,9 @@ class GapReport:
                 "no_agreement": [r.__dict__ for r in self.no_agreement],
                 "review": self.review_cells, "warnings": self.segmentation_warnings}
 
-    def filter_statement(self) -> str:
-        """The scope of the report in words, so an export says what it was cut from."""
+    def filter_statement(self, only_gaps: bool = False) -> str:
+        """The scope of the report in words, so an export says what it was cut from (`only_gaps`: the
+        rows shown are the companies with gaps, however that was asked)."""
         f = self.filters
         parts = [f"required: {', '.join(self.required)}"]
         for key, label in (("countries", "country"), ("industries", "industry"), ("cities", "city")):
@@ -133,7 +134,7 @@ class GapReport:
         if f.get("max_spend"):
             parts.append(f"spend ≤ {f['max_spend']:,.0f}{cur}")
         parts.append(f"spend year: {self.spend_year or 'latest on file'}")
-        if f.get("only_gaps"):
+        if only_gaps or f.get("only_gaps"):
             parts.append("only companies with gaps")
         return "; ".join(parts)
 
@@ -153,7 +154,7 @@ class GapReport:
             buf.truncate()
             return out
 
-        yield f"# Compliance gaps. {self.filter_statement()}{'; only companies with gaps' if only_gaps else ''}\n"
+        yield f"# Compliance gaps. {self.filter_statement(only_gaps)}\n"
         yield f"# {self.definition()}\n"
         cur = f" ({self.currency})" if self.currency else ""
         w.writerow(["company", "country", "industry", f"spend_{self.spend_year or 'latest'}{cur}", "agreements"]
@@ -175,7 +176,7 @@ class GapReport:
                 f"{t['companies_with_gaps']} of {t['companies']} companies have gaps; "
                 f"spend at risk ({self.spend_label}): {t['spend_at_risk']:,.0f}{cur}. "
                 "? marks a missing type with only low-confidence evidence (listed for review).\n\n"
-                f"Scope: {self.filter_statement()}{'; only companies with gaps' if only_gaps else ''}.\n\n"
+                f"Scope: {self.filter_statement(only_gaps)}.\n\n"
                 f"{self.definition()}\n\n")
         head += "".join(f"> Warning: {w}\n" for w in self.segmentation_warnings) + (
             "\n" if self.segmentation_warnings else "")
