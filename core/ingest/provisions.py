@@ -43,7 +43,7 @@ from core.taxonomy import ClauseTypeDef, load_taxonomy
 from core.zh_script import to_simplified
 
 ARTIFACT_BASE = PROJECT_ROOT / "data" / "models" / "provisions"
-ARTIFACT_FORMAT = 2
+ARTIFACT_FORMAT = 3
 METHOD_SENTENCE = "sentence"
 METHOD_HEADING = "heading"
 MAX_SENTENCE_CHARS = 700   # longer "sentences" (run-on enumerations) are cut at semicolons: the
@@ -204,6 +204,12 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
 
 _TOKEN = re.compile(r"[a-z0-9]+(?:\.[0-9]+)?")
 _CJK_CHAR = re.compile(r"[\u3400-\u9fff]")
+_NEGATING_PREFIXES = frozenset({"non"})              # "non-exclusive", "non exclusive"
+
+
+def _zh_negated(text: str, start: int) -> bool:
+    """非 right before a term (非独家, "non-exclusive"), but not 除非 ("unless")."""
+    return start > 0 and text[start - 1] == "非" and (start < 2 or text[start - 2] != "除")
 
 
 def _norm_token(w: str) -> str:
@@ -263,50 +269,62 @@ class Lexicon:
 
     @property
     def n_features(self) -> int:
-        return 4 * len(self.types)
+        return 6 * len(self.types)
 
     def _counts(self, text: str) -> np.ndarray:
-        counts = np.zeros(2 * len(self.types), dtype=np.float32)
+        """Term counts per slot: [strong | weak | strong after "non-" | weak after "non-"].
+
+        "non-exclusive" says the opposite of "exclusive", while "non-assignable" is itself an
+        assignment restriction: a term under the negating prefix is counted apart, so that each
+        type learns what the negated word means for it instead of reading it as the word."""
         n_types = len(self.types)
+        counts = np.zeros(4 * n_types, dtype=np.float32)
         raw = _TOKEN.findall(text.lower())
         toks = [_norm_token(w) for w in raw]
         for i, tok in enumerate(toks):
+            shift = 2 * n_types if i > 0 and raw[i - 1] in _NEGATING_PREFIXES else 0
             for phrase, star, slot in self._phrases.get(tok, ()):
                 L = len(phrase)
                 if L == 1 and not star:
-                    counts[slot] += 1
+                    counts[slot + shift] += 1
                 elif i + L <= len(toks) and tuple(toks[i:i + L - 1]) == phrase[:-1] and (
                         raw[i + L - 1].startswith(phrase[-1]) if star else toks[i + L - 1] == phrase[-1]):
-                    counts[slot] += 1
+                    counts[slot + shift] += 1
                 elif (L == 2 and not star and slot >= n_types and i + 2 < len(toks)
                       and toks[i + 2] == phrase[1]):
-                    counts[slot] += 1   # related wording with one word between: "months' written notice"
+                    counts[slot + shift] += 1   # related wording with one word between: "months' written notice"
             w = raw[i]
             for L in self._star_lengths:
                 if len(w) >= L:
                     for slot in self._stars.get(w[:L], ()):
-                        counts[slot] += 1
+                        counts[slot + shift] += 1
         if self._zh_re is not None and _CJK_CHAR.search(text):
-            for m in self._zh_re.finditer(to_simplified(text)):   # Traditional script read as Simplified
+            simple = to_simplified(text)   # Traditional script read as Simplified
+            for m in self._zh_re.finditer(simple):
+                shift = 2 * n_types if _zh_negated(simple, m.start()) else 0
                 for slot in self._zh[m.group(0)]:
-                    counts[slot] += 1
+                    counts[slot + shift] += 1
         return counts
 
     def _hits(self, text: str) -> np.ndarray:
-        """[strong present (0/1) per type | weak count, saturating at 3, scaled to 0..1]."""
-        c = self._counts(text) if text else np.zeros(2 * len(self.types), dtype=np.float32)
+        """Per slot of `_counts`: strong present (0/1), weak count saturating at 3 scaled to 0..1."""
+        c = self._counts(text) if text else np.zeros(4 * len(self.types), dtype=np.float32)
         n = len(self.types)
-        return np.concatenate([np.minimum(c[:n], 1.0), np.minimum(c[n:], 3.0) / 3.0])
+        return np.concatenate([np.minimum(c[:n], 1.0), np.minimum(c[n:2 * n], 3.0) / 3.0,
+                               np.minimum(c[2 * n:3 * n], 1.0), np.minimum(c[3 * n:], 3.0) / 3.0])
 
     def features(self, sentences: Sequence[str], headings: Sequence[str]) -> np.ndarray:
-        """[sentence strong | sentence weak | heading strong | heading weak] per row."""
+        """[sentence strong | sentence weak | heading strong | heading weak | sentence strong
+        after "non-" | sentence weak after "non-"] per row (a heading's negated terms: none)."""
         head_cache: dict[str, np.ndarray] = {}
         rows = []
+        n2 = 2 * len(self.types)
         for s, h in zip(sentences, headings):
             hv = head_cache.get(h)
             if hv is None:
-                hv = head_cache[h] = self._hits(clean_title(h))
-            rows.append(np.concatenate([self._hits(s), hv]))
+                hv = head_cache[h] = self._hits(clean_title(h))[:n2]
+            sv = self._hits(s)
+            rows.append(np.concatenate([sv[:n2], hv, sv[n2:]]))
         if not rows:
             return np.zeros((0, self.n_features), dtype=np.float32)
         return np.stack(rows)

@@ -242,3 +242,33 @@ def test_related_wording_matches_with_one_word_between_and_keywords_only_as_writ
     assert weak("six months after the notice") == 0        # two words between: no
     assert strong("terminate for convenience") == 1
     assert strong("terminate for its own convenience") == 0  # a keyword matches only as written
+
+
+def test_a_term_under_the_prefix_non_is_counted_apart_from_the_term():
+    """"non-exclusive" says the opposite of "exclusive": its own feature slots, so the model
+    learns per type what the negated word means (Exclusivity: against; Assignment: for)."""
+    from core.ingest.provisions import Lexicon
+
+    lex = Lexicon({"Exclusivity": {"strong": ["exclusive"], "weak": []}})
+    assert list(lex._counts("an exclusive distributor")) == [1, 0, 0, 0]
+    assert list(lex._counts("a non-exclusive distributor")) == [0, 0, 1, 0]
+    assert list(lex._counts("a non exclusive licence")) == [0, 0, 1, 0]
+    assert list(lex._counts("a nonexclusive licence")) == [0, 0, 0, 0]   # one word, not the term
+    zh = Lexicon({"Exclusivity": {"strong": ["独家"], "weak": []}})
+    assert list(zh._counts("授予非独家许可")) == [0, 0, 1, 0]
+    assert list(zh._counts("授予独家许可")) == [1, 0, 0, 0]
+    assert list(zh._counts("除非独家经销商同意")) == [1, 0, 0, 0]   # 除非 is "unless", not a negation
+    row = lex.features(["a non-exclusive distributor"], ["Exclusive Rights"])[0]
+    assert list(row) == [0, 0, 1, 0, 1, 0]   # sentence | heading | sentence under "non-"
+
+
+def test_the_trained_model_reads_non_exclusive_as_less_exclusive():
+    from core.ingest.provisions import get_provision_classifier
+
+    clf = get_provision_classifier()
+    plain, negated = clf.label_many([("", "The Supplier appoints the Distributor as its exclusive distributor "
+                                          "for the Products in the Territory."),
+                                     ("", "The Supplier appoints the Distributor as its non-exclusive distributor "
+                                          "for the Products in the Territory.")])
+    score = lambda labels: max((l.confidence for l in labels if l.type == "Exclusivity"), default=0.0)
+    assert score(plain) >= clf.threshold("Exclusivity") > score(negated), (plain, negated)
