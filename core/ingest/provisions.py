@@ -271,18 +271,19 @@ class Lexicon:
     def n_features(self) -> int:
         return 6 * len(self.types)
 
-    def _counts(self, text: str) -> np.ndarray:
+    def _counts(self, text: str, negation: bool = True) -> np.ndarray:
         """Term counts per slot: [strong | weak | strong after "non-" | weak after "non-"].
 
-        "non-exclusive" says the opposite of "exclusive", while "non-assignable" is itself an
-        assignment restriction: a term under the negating prefix is counted apart, so that each
-        type learns what the negated word means for it instead of reading it as the word."""
+        In a sentence "non-exclusive" says the opposite of "exclusive", while "non-assignable" is
+        itself an assignment restriction: a term under the negating prefix is counted apart, so
+        that each type learns what the negated word means for it instead of reading it as the
+        word. A heading names a topic ("Non-Competition"), so there (negation=False) it is not."""
         n_types = len(self.types)
         counts = np.zeros(4 * n_types, dtype=np.float32)
         raw = _TOKEN.findall(text.lower())
         toks = [_norm_token(w) for w in raw]
         for i, tok in enumerate(toks):
-            shift = 2 * n_types if i > 0 and raw[i - 1] in _NEGATING_PREFIXES else 0
+            shift = 2 * n_types if negation and i > 0 and raw[i - 1] in _NEGATING_PREFIXES else 0
             for phrase, star, slot in self._phrases.get(tok, ()):
                 L = len(phrase)
                 if L == 1 and not star:
@@ -301,28 +302,28 @@ class Lexicon:
         if self._zh_re is not None and _CJK_CHAR.search(text):
             simple = to_simplified(text)   # Traditional script read as Simplified
             for m in self._zh_re.finditer(simple):
-                shift = 2 * n_types if _zh_negated(simple, m.start()) else 0
+                shift = 2 * n_types if negation and _zh_negated(simple, m.start()) else 0
                 for slot in self._zh[m.group(0)]:
                     counts[slot + shift] += 1
         return counts
 
-    def _hits(self, text: str) -> np.ndarray:
+    def _hits(self, text: str, negation: bool = True) -> np.ndarray:
         """Per slot of `_counts`: strong present (0/1), weak count saturating at 3 scaled to 0..1."""
-        c = self._counts(text) if text else np.zeros(4 * len(self.types), dtype=np.float32)
+        c = self._counts(text, negation) if text else np.zeros(4 * len(self.types), dtype=np.float32)
         n = len(self.types)
         return np.concatenate([np.minimum(c[:n], 1.0), np.minimum(c[n:2 * n], 3.0) / 3.0,
                                np.minimum(c[2 * n:3 * n], 1.0), np.minimum(c[3 * n:], 3.0) / 3.0])
 
     def features(self, sentences: Sequence[str], headings: Sequence[str]) -> np.ndarray:
         """[sentence strong | sentence weak | heading strong | heading weak | sentence strong
-        after "non-" | sentence weak after "non-"] per row (a heading's negated terms: none)."""
+        after "non-" | sentence weak after "non-"] per row."""
         head_cache: dict[str, np.ndarray] = {}
         rows = []
         n2 = 2 * len(self.types)
         for s, h in zip(sentences, headings):
             hv = head_cache.get(h)
             if hv is None:
-                hv = head_cache[h] = self._hits(clean_title(h))[:n2]
+                hv = head_cache[h] = self._hits(clean_title(h), negation=False)[:n2]
             sv = self._hits(s)
             rows.append(np.concatenate([sv[:n2], hv, sv[n2:]]))
         if not rows:

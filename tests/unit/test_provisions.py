@@ -12,6 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from core.evaluation.cuad import MAPPING
@@ -260,6 +261,9 @@ def test_a_term_under_the_prefix_non_is_counted_apart_from_the_term():
     assert list(zh._counts("除非独家经销商同意")) == [1, 0, 0, 0]   # 除非 is "unless", not a negation
     row = lex.features(["a non-exclusive distributor"], ["Exclusive Rights"])[0]
     assert list(row) == [0, 0, 1, 0, 1, 0]   # sentence | heading | sentence under "non-"
+    nc = Lexicon({"Non-Compete": {"strong": [], "weak": ["compet*"]}})
+    row = nc.features(["The Consultant shall not compete."], ["NON-COMPETITION"])[0]
+    assert np.allclose(row, [0, 1 / 3, 0, 1 / 3, 0, 0])   # a heading names its topic: "non" flips nothing there
 
 
 def test_the_trained_model_reads_non_exclusive_as_less_exclusive():
