@@ -46,9 +46,7 @@ FLOAT_TOLERANCE = 2e-4   # two units in the 4th decimal, where the product round
 
 
 def _canon(value):
-    """Properties made comparable: floats rounded (embedding batches differ in the last bits)."""
-    if isinstance(value, float):
-        return round(value, 4)
+    """Properties made comparable (lists, sorted keys, dates as text); floats are compared by `_same`."""
     if isinstance(value, (list, tuple)):
         return [_canon(v) for v in value]
     if isinstance(value, dict):

@@ -310,9 +310,8 @@ class Lexicon:
     def _hits(self, text: str, negation: bool = True) -> np.ndarray:
         """Per slot of `_counts`: strong present (0/1), weak count saturating at 3 scaled to 0..1."""
         c = self._counts(text, negation) if text else np.zeros(4 * len(self.types), dtype=np.float32)
-        n = len(self.types)
-        return np.concatenate([np.minimum(c[:n], 1.0), np.minimum(c[n:2 * n], 3.0) / 3.0,
-                               np.minimum(c[2 * n:3 * n], 1.0), np.minimum(c[3 * n:], 3.0) / 3.0])
+        c = c.reshape(2, 2, len(self.types))          # [plain | after "non-"] x [strong | weak]
+        return np.stack([np.minimum(c[:, 0], 1.0), np.minimum(c[:, 1], 3.0) / 3.0], axis=1).ravel()
 
     def features(self, sentences: Sequence[str], headings: Sequence[str]) -> np.ndarray:
         """[sentence strong | sentence weak | heading strong | heading weak | sentence strong
