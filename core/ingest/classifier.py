@@ -48,6 +48,10 @@ class Classification:
     method: str
     scores: dict[str, float]
     runner_up: str | None = None
+    # How strongly the heading alone names the verdict's type (the best type, where the verdict
+    # abstained): 1.0 its name or a keyword, 0.6 a related concept, 0 nothing; None where the
+    # classifier does not tell headings apart (the keyword rule).
+    heading_lexical: float | None = None
 
     @property
     def needs_review(self) -> bool:
@@ -604,6 +608,7 @@ class HybridClassifier:
                 method=method,
                 scores={names[j]: round(float(p[i, j]), 4) for j in range(T)},
                 runner_up=runner_up,
+                heading_lexical=round(float(s.head_lex[i, best[i]]), 4),
             ))
         return out
 

@@ -13,10 +13,12 @@ section classifier, reading its evidence sentence alone, does not clearly prefer
 section's own type: the sentence is the section's subject in a neighbouring type's words.
 Clauses mainly in Chinese, which the provision model (trained on English CUAD) cannot read, get
 their provisions from the section classifier (bilingual) reading each sentence alone. A section
-verdict below the review bar of a type the provision model learned from lawyers' labels needs that
-model's backing (a sentence of the clause at the type's review floor); without it the verdict is
-review evidence: on CUAD's real contracts such verdicts were mostly wrong ("COMPENSATION" read as
-Liability), and the provision model's silence there is informed.
+verdict of a type the provision model learned from lawyers' labels needs that model's backing (a
+sentence of the clause at the type's review floor) when it is below the review bar or rests on the
+body alone (the heading does not name the type); without it the verdict is review evidence: on
+CUAD's real contracts such verdicts were mostly wrong ("COMPENSATION" read as Liability, a
+distributor appointment read as exclusivity by its embedding), and the provision model's silence
+there is informed.
 """
 from __future__ import annotations
 
@@ -119,7 +121,7 @@ def combine(section: Classification, provisions: Sequence[ProvisionLabel]) -> Cl
     (the section verdict has no span). The section classifier's non-Other verdict is always a
     type, as it always was: it has its own assignment floor (classifier.ASSIGN_FLOOR, below
     which it abstains to Other), and REVIEW_THRESHOLD only asks a person to confirm it
-    (needs_review); ClauseTyper turns a weak one that the provision model does not back into an
+    (needs_review); ClauseTyper turns a weak or body-only one that the provision model does not back into an
     abstention first (_uncorroborated_to_review). Provision labels below their type's threshold are
     review evidence only."""
     confident: list[TypeLabel] = []
@@ -169,13 +171,20 @@ def _overrules_the_section(reading: Classification, type_name: str, section_type
 
 
 def _uncorroborated_to_review(section: Classification, provisions: Sequence[ProvisionLabel]) -> Classification:
-    """A section verdict below REVIEW_THRESHOLD that the provision reading of the same clause
-    does not back (no sentence of that type even at its review floor) is low-confidence
-    evidence, not a type: it becomes review evidence (as an abstention leaning to it), so a gap
-    report lists the clause for review instead of counting a "COMPENSATION" section as a
-    liability clause. A confident verdict stands alone, as before ("German law applies." is a
-    governing-law clause whatever the CUAD-trained reader makes of it)."""
-    if section.type == OTHER or section.confidence >= REVIEW_THRESHOLD or any(p.type == section.type for p in provisions):
+    """A section verdict that the provision reading of the same clause does not back (no
+    sentence of that type even at its review floor) stands alone only when it is confident and
+    its heading names the type (its name, a keyword or a related concept: "Applicable Law").
+    Otherwise it is low-confidence evidence, not a type: it becomes review evidence (as an
+    abstention leaning to it), so a gap report lists the clause for review instead of counting a
+    "COMPENSATION" section as a liability clause, or an "APPOINTMENT" of a non-exclusive
+    distributor, whose body merely sounds like an exclusive appointment to the embedding, as an
+    exclusivity clause. A confident verdict under a heading that names its type stands ("German
+    law applies." under "Applicable Law" is a governing-law clause whatever the CUAD-trained
+    reader makes of it)."""
+    if section.type == OTHER or any(p.type == section.type for p in provisions):
+        return section
+    named = section.heading_lexical is None or section.heading_lexical > 0
+    if section.confidence >= REVIEW_THRESHOLD and named:
         return section
     return dataclasses.replace(section, type=OTHER, method=ABSTAINED, runner_up=section.type)
 

@@ -165,6 +165,48 @@ def test_an_uncorroborated_low_confidence_verdict_is_review_evidence():
     assert _uncorroborated_to_review(sure, []) is sure
 
 
+def test_a_confident_verdict_on_the_body_alone_needs_the_provision_readers_backing():
+    """A confident verdict stands alone only under a heading that names its type (its name, a
+    keyword or a concept: heading_lexical > 0). One resting on the body alone needs a sentence of
+    the clause read as that type; a classifier that does not tell headings apart (None) is
+    trusted as before."""
+    from core.ingest.typing import _uncorroborated_to_review
+
+    body_only = Classification("Exclusivity", 0.71, "hybrid", {}, runner_up="Other", heading_lexical=0.0)
+    got = combine(_uncorroborated_to_review(body_only, []), [])
+    assert got.types == ["Other"] and got.needs_review
+    assert [(r.type, r.method) for r in got.review] == [("Exclusivity", "abstain")]
+    backed = [_prov("Exclusivity", 0.2, 0, 40, confident=False)]
+    assert _uncorroborated_to_review(body_only, backed) is body_only
+    by_concept = Classification("Governing Law", 0.9, "hybrid", {}, heading_lexical=0.6)
+    assert _uncorroborated_to_review(by_concept, []) is by_concept
+    unknown = Classification("Governing Law", 0.9, "keyword", {}, heading_lexical=None)
+    assert _uncorroborated_to_review(unknown, []) is unknown
+
+
+def test_a_non_exclusive_appointment_is_not_an_exclusivity_clause(embedder):
+    """End to end through the real readers: a distributor appointment sounds like an exclusive one
+    to the clause embedding, so the section classifier leans to Exclusivity, but its heading does
+    not name the type and the provision reader finds no exclusivity in it. The exclusive
+    appointment is found; a terse governing-law clause under a heading naming a related concept
+    still stands on the section verdict."""
+    from core.ingest.typing import get_clause_typer
+
+    typer = get_clause_typer()
+    non, sole, law = typer.type_many([
+        ("1. APPOINTMENT", "The Supplier appoints Borealis Instruments AB as its non-exclusive distributor of the "
+                           "Products in the Territory, and may appoint other distributors at its discretion."),
+        ("1. APPOINTMENT", "The Supplier appoints Aster Optics Ltd as its exclusive distributor of the Products in "
+                           "the Territory, and shall not appoint any other distributor in the Territory."),
+        ("9 Applicable Law", "Dutch law applies to this agreement."),
+    ], embedder=embedder)
+    assert "Exclusivity" not in non.types and "Exclusivity" in [r.type for r in non.review]
+    assert "Exclusivity" in sole.types
+    assert law.types == ["Governing Law"]
+    assert typer.section.classify("9 Applicable Law", "Dutch law applies.").heading_lexical > 0
+    assert typer.section.classify("1. APPOINTMENT", "The Supplier appoints X.").heading_lexical == 0
+
+
 class _FixedSection:
     """A section classifier that gives every clause one verdict (the typer's rule under test is
     what follows the verdict, not the verdict itself)."""
