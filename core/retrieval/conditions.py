@@ -607,7 +607,7 @@ def _english_type_words(concepts: bool = False) -> list[tuple[re.Pattern, str, s
 def _specialisations() -> dict[str, list[tuple[str, list[tuple[str, re.Pattern]]]]]:
     """type -> [(a type whose name contains its name, that type's own English phrases)]:
     "Termination for Convenience" narrows "Termination" where a question uses wording only the
-    narrower type has ("at any time", "without cause"). Derived from the taxonomy, so a type an
+    narrower type has ("at any time", "without cause", 提前通知). Derived from the taxonomy, so a type an
     analyst adds ("Cap on Liability" beside "Liability") narrows the same way."""
     from core.taxonomy import load_taxonomy
 
@@ -618,10 +618,18 @@ def _specialisations() -> dict[str, list[tuple[str, list[tuple[str, re.Pattern]]
         for narrow in types:
             if narrow is general or not _phrase_pattern(general.name).search(narrow.name.lower()):
                 continue
-            phrases = [p for p in [*narrow.keywords_en, *(c for c in narrow.concepts if " " in c and not CJK.search(c))]
+            phrases = [p for p in [*narrow.keywords_en, *narrow.keywords_zh, *(c for c in narrow.concepts if _a_phrase(c))]
                        if p.lower() not in own]
             out.setdefault(general.name, []).append((narrow.name, [(p.rstrip("*"), _phrase_pattern(p)) for p in phrases]))
     return out
+
+
+def _a_phrase(concept: str) -> bool:
+    """A related wording specific enough to narrow a type: several English words ("at any time",
+    not "notice"), or three or more Chinese characters (提前通知, not 解除)."""
+    if CJK.search(concept):
+        return len(concept.rstrip("*")) >= 3
+    return " " in concept
 
 
 def narrow_type(name: str, text: str) -> tuple[str, str | None]:

@@ -180,6 +180,16 @@ def test_a_narrower_type_named_by_its_own_wording_wins_over_the_general_one():
     assert cond.narrow_type("Liability", "at any time") == ("Liability", None)
 
 
+def test_chinese_wording_of_the_narrower_type_narrows_too():
+    """The narrower type's Chinese keywords and phrases of three or more characters narrow a
+    Chinese question as its English phrases narrow an English one; the general type's own
+    two-character words (解除) do not."""
+    assert cond.narrow_type("Termination", "哪些供应商的合同可以提前通知解除？") == ("Termination for Convenience", "提前通知")
+    assert cond.narrow_type("Termination", "哪些合同可以无需理由解除？")[0] == "Termination for Convenience"
+    assert cond.narrow_type("Termination", "哪些供应商没有终止条款？") == ("Termination", None)
+    assert cond.narrow_type("Termination", "哪些合同可以解除？") == ("Termination", None)
+
+
 def test_a_narrowing_an_analyst_adds_to_the_taxonomy_is_derived_too(tmp_path, monkeypatch):
     import json
 
