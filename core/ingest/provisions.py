@@ -145,6 +145,17 @@ def _is_break(text: str, seg_start: int, punct_start: int, after: int) -> bool:
     return True
 
 
+MIN_UNIT_CJK = 4           # Chinese characters that make a sentence of its own (two words or more)
+
+
+def _a_fragment(piece: str) -> bool:
+    """Too short to be a provision ("(a)", "1.", "（一）"): merged into what follows. Chinese has
+    no spaces, so a whole Chinese sentence is one \\w run; it counts by its characters."""
+    if len(_CJK_CHAR.findall(piece)) >= MIN_UNIT_CJK:
+        return False
+    return len(piece) < MIN_UNIT_CHARS or len(re.findall(r"\w{2,}", piece)) < 2
+
+
 def split_sentences(text: str) -> list[tuple[int, int]]:
     """(start, end) character spans of the sentences of a clause text, whitespace-trimmed.
 
@@ -186,7 +197,7 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
         if carry is not None:
             a = carry
             carry = None
-        if b - a < MIN_UNIT_CHARS or len(re.findall(r"\w{2,}", text[a:b])) < 2:
+        if _a_fragment(text[a:b]):
             carry = a
             continue
         out.append((a, b))

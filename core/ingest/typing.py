@@ -170,6 +170,12 @@ def _overrules_the_section(reading: Classification, type_name: str, section_type
     return leading == type_name and scores[type_name] >= SECTION_CONTEXT_ODDS * scores.get(section_type, 0.0)
 
 
+def _leads_the_section(reading: Classification, type_name: str, section_type: str) -> bool:
+    """The sentence read alone leans to `type_name` over its section's own type, if not clearly."""
+    scores = reading.scores or {reading.type: 1.0}
+    return scores.get(type_name, 0.0) > scores.get(section_type, 0.0)
+
+
 def _uncorroborated_to_review(section: Classification, provisions: Sequence[ProvisionLabel]) -> Classification:
     """A section verdict that the provision reading of the same clause does not back (no
     sentence of that type even at its review floor) stands alone only when it is confident and
@@ -245,7 +251,9 @@ class ClauseTyper:
         (SECTION_CONTEXT_ODDS, as for weakly learned types) is a type of the clause when the
         reading reaches REVIEW_THRESHOLD (the bar its verdict on a whole section must reach to
         meet a requirement), review evidence from its assignment floor up. So a "其他" section
-        holds governing law and assignment at once, as its English twin does."""
+        holds governing law and assignment at once, as its English twin does. A type that leads
+        the reading ahead of the section's own type, but not clearly, is review evidence (a
+        notice-period termination, 提前三十日书面通知对方解除, in a termination section)."""
         asks = [(ci, a, b) for ci in which for a, b in split_sentences(items[ci][1])]
         if not asks:
             return provisions
@@ -254,10 +262,13 @@ class ClauseTyper:
         for ci, a, b in asks:
             sentence, own = items[ci][1][a:b], sections[ci].type
             r = reading[sentence]
-            if r.type in (OTHER, own) or r.method == ABSTAINED or not _overrules_the_section(r, r.type, own):
+            if r.type in (OTHER, own) or r.method == ABSTAINED:
+                continue
+            clear = _overrules_the_section(r, r.type, own)
+            if not clear and not _leads_the_section(r, r.type, own):
                 continue
             out[ci].append(ProvisionLabel(r.type, float(r.confidence), a, b, sentence, METHOD_SENTENCE,
-                                          confident=r.confidence >= REVIEW_THRESHOLD))
+                                          confident=clear and r.confidence >= REVIEW_THRESHOLD))
         return out
 
     def _read_alone(self, sentences: Sequence[str], embedder=None) -> dict[str, Classification]:

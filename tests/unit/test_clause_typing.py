@@ -148,6 +148,19 @@ def test_a_chinese_section_about_one_thing_stays_one_type(embedder):
     assert got.types == ["Termination"]
 
 
+def test_a_chinese_sentence_leaning_to_another_type_is_review_evidence(embedder):
+    """Read alone, a notice-period termination leans to Termination for Convenience over its
+    section's Termination, but not clearly (not SECTION_CONTEXT_ODDS times as likely): it is
+    review evidence, so a gap answer says "only low-confidence evidence" instead of "none"."""
+    from core.ingest.typing import get_clause_typer
+
+    got = get_clause_typer().type_one(
+        "第五条 合同的解除", "任何一方可提前三十日书面通知对方解除本合同。一方严重违约的，守约方有权立即解除本合同。")
+    assert got.types == ["Termination"]
+    lean = [r for r in got.review if r.type == "Termination for Convenience"]
+    assert lean and lean[0].span is not None and lean[0].end <= len("任何一方可提前三十日书面通知对方解除本合同。")
+
+
 def test_an_uncorroborated_low_confidence_verdict_is_review_evidence():
     """A section verdict below the review bar counts as a type only when a sentence of the same
     clause is read as that type too (even only at its review floor); otherwise a gap report lists

@@ -51,6 +51,15 @@ def test_sentence_splitter_enumerations_wraps_and_markers():
         assert text[a:b] == text[a:b].strip() and a < b
 
 
+def test_chinese_sentences_without_commas_are_sentences_of_their_own():
+    """Chinese has no spaces: a sentence without a comma is one \\w run, and counting words merged
+    it into the next, so a notice-period termination and a for-cause one were read as one."""
+    text = "任何一方可提前三十日书面通知对方解除本合同。一方严重违约的，守约方有权立即解除本合同。（一）费用。"
+    got = _sentences(text)
+    assert got[0] == "任何一方可提前三十日书面通知对方解除本合同。"
+    assert got[1] == "一方严重违约的，守约方有权立即解除本合同。（一）费用。"   # a marker with one word joins
+
+
 def test_long_run_on_sentence_is_cut_at_semicolons():
     text = "; ".join(f"item {i} of the obligations of the Supplier under this Agreement" for i in range(30)) + "."
     spans = split_sentences(text)
