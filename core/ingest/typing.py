@@ -121,8 +121,8 @@ def combine(section: Classification, provisions: Sequence[ProvisionLabel]) -> Cl
     (the section verdict has no span). The section classifier's non-Other verdict is always a
     type, as it always was: it has its own assignment floor (classifier.ASSIGN_FLOOR, below
     which it abstains to Other), and REVIEW_THRESHOLD only asks a person to confirm it
-    (needs_review); ClauseTyper turns a weak or body-only one that the provision model does not back into an
-    abstention first (_uncorroborated_to_review). Provision labels below their type's threshold are
+    (needs_review); ClauseTyper turns a weak or body-only one that the provision model does not
+    back into an abstention first (_uncorroborated_to_review). Provision labels below their type's threshold are
     review evidence only."""
     confident: list[TypeLabel] = []
     review: list[TypeLabel] = []

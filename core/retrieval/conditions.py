@@ -614,7 +614,7 @@ def _specialisations() -> dict[str, list[tuple[str, list[tuple[str, re.Pattern]]
     types = [t for t in load_taxonomy() if not t.is_catch_all]
     out: dict[str, list] = {}
     for general in types:
-        own = {p.lower() for p in [general.name, *general.keywords_en, *general.concepts]}
+        own = {p.lower() for p in [general.name, *general.keywords_en, *general.keywords_zh, *general.concepts]}
         for narrow in types:
             if narrow is general or not _phrase_pattern(general.name).search(narrow.name.lower()):
                 continue
