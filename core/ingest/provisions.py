@@ -145,6 +145,7 @@ def _is_break(text: str, seg_start: int, punct_start: int, after: int) -> bool:
     return True
 
 
+_CJK_CHAR = re.compile(r"[\u3400-\u9fff]")
 MIN_UNIT_CJK = 4           # Chinese characters that make a sentence of its own (two words or more)
 
 
@@ -214,7 +215,6 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
 # --------------------------------------------------------------------------- lexical features
 
 _TOKEN = re.compile(r"[a-z0-9]+(?:\.[0-9]+)?")
-_CJK_CHAR = re.compile(r"[\u3400-\u9fff]")
 _NEGATING_PREFIXES = frozenset({"non"})              # "non-exclusive", "non exclusive"
 
 

@@ -158,6 +158,10 @@ def combine(section: Classification, provisions: Sequence[ProvisionLabel]) -> Cl
     return ClauseTypes(labels, reviews, section.runner_up)
 
 
+def _reading_scores(reading: Classification) -> dict[str, float]:
+    return reading.scores or {reading.type: 1.0}
+
+
 def _overrules_the_section(reading: Classification, type_name: str, section_type: str) -> bool:
     """Whether a sentence read alone is about `type_name` rather than its section's own type:
     that type leads the reading (the type scored highest, even where the reader abstained to
@@ -165,14 +169,14 @@ def _overrules_the_section(reading: Classification, type_name: str, section_type
     sentence is read in its section, so the section's type is the default reading of it; a
     sentence about as close to both (a credit "against the next invoice": Service Credits or
     Payment) stays with its section."""
-    scores = reading.scores or {reading.type: 1.0}
+    scores = _reading_scores(reading)
     leading = max(sorted(scores), key=lambda t: scores[t])
     return leading == type_name and scores[type_name] >= SECTION_CONTEXT_ODDS * scores.get(section_type, 0.0)
 
 
 def _leads_the_section(reading: Classification, type_name: str, section_type: str) -> bool:
     """The sentence read alone leans to `type_name` over its section's own type, if not clearly."""
-    scores = reading.scores or {reading.type: 1.0}
+    scores = _reading_scores(reading)
     return scores.get(type_name, 0.0) > scores.get(section_type, 0.0)
 
 
