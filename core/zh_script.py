@@ -16,7 +16,14 @@ import re
 from functools import lru_cache
 from importlib import resources
 
-_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")   # CJK ideographs, extension A and compatibility
+
+
+def cjk_share(text: str) -> float:
+    """The share of CJK ideographs among a text's letters: which reader (English or Chinese) a
+    clause or heading is for."""
+    letters = [ch for ch in text or "" if ch.isalpha()]
+    return sum(1 for ch in letters if CJK.match(ch)) / len(letters) if letters else 0.0
 
 
 def _table(name: str) -> dict[str, str]:
@@ -38,6 +45,6 @@ def _map() -> dict[int, str]:
 
 def to_simplified(text: str) -> str:
     """`text` with Traditional characters replaced one for one (same length, same offsets)."""
-    if not text or not _CJK.search(text):
+    if not text or not CJK.search(text):
         return text
     return text.translate(_map())

@@ -34,7 +34,7 @@ import numpy as np
 
 from core import gaps
 from core.taxonomy import OTHER, ClauseTypeDef, load_taxonomy
-from core.zh_script import to_simplified
+from core.zh_script import CJK as _CJK, cjk_share, to_simplified
 
 # Confidence below which a clause is listed for review in the dashboard (and does not meet a
 # requirement in a gap report: core.gaps holds the one definition).
@@ -60,7 +60,6 @@ class Classification:
 
 # --------------------------------------------------------------------------- text helpers
 
-_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _WORD = re.compile(r"[a-z]+|\d+(?:\.\d+)?")
 _INWORD_PUNCT = re.compile(r"(?<=[a-z])[-\u2010\u2011](?=[a-z])")
 _SUFFIXES = ("izations", "ization", "ational", "ations", "ation", "ating", "ments", "ment", "ities", "ity",
@@ -73,16 +72,6 @@ _TITLE_NUMBER = re.compile(r"^\s*(?:\(?[0-9]+(?:\.[0-9]+)*\)?|[ivxlc]+[.)]|[a-z]
                            re.IGNORECASE)
 _LEAD_HEADING = re.compile(r"^\s*(?:[-*]\s+)?(?:\*\*|__)([^*_\n]{3,80}?)[.:]?(?:\*\*|__)")
 _TITLE_ZH_NUMBER = re.compile(r"^\s*第[一二三四五六七八九十百零〇\d]+[条章节款部分]+\s*")
-
-
-def _cjk_share(s: str) -> float:
-    if not s:
-        return 0.0
-    n = len(_CJK.findall(s))
-    if not n:
-        return 0.0
-    letters = n + sum(ch.isalpha() and ch.isascii() for ch in s)
-    return n / max(letters, 1)
 
 
 def clean_title(title: str) -> str:
@@ -487,9 +476,9 @@ class HybridClassifier:
                     head_lex[i, ti] = w
             for (ti, w, _term), c in self.lexicon.match(text).items():
                 body_raw[i, ti] += w * math.sqrt(min(c, 4))
-            share = _cjk_share(text) if text else _cjk_share(ct)
+            share = cjk_share(text) if text else cjk_share(ct)
             zh_share[i] = share
-            head_zh_share[i] = _cjk_share(ct)
+            head_zh_share[i] = cjk_share(ct)
             if share > 0.2:
                 zh_profile[i] = self.zh_profiles.scores(f"{ct}\n{text}")
         body_raw[:, self.other_index] *= CATCH_ALL_BODY_SCALE

@@ -26,7 +26,6 @@ import dataclasses
 import hashlib
 import json
 import os
-import re
 import threading
 from dataclasses import dataclass, field
 from typing import Sequence
@@ -36,6 +35,7 @@ import numpy as np
 from core.ingest.classifier import ABSTAINED, REVIEW_THRESHOLD, Classification, get_classifier
 from core.ingest.provisions import METHOD_SENTENCE, ProvisionLabel, get_provision_classifier, split_sentences
 from core.taxonomy import OTHER
+from core.zh_script import cjk_share
 
 METHOD_MANUAL = "manual"
 METHOD_NONE = "none"      # the Other edge of a clause in which nothing was found
@@ -43,12 +43,6 @@ METHOD_NONE = "none"      # the Other edge of a clause in which nothing was foun
 # learned type for that type to be a second type of the clause (ClauseTyper._beside_the_section).
 SECTION_CONTEXT_ODDS = 2.0
 CJK_LIMIT = 0.3           # share of CJK characters above which a clause is not given to the provision model
-_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
-
-
-def cjk_share(text: str) -> float:
-    letters = [ch for ch in text if ch.isalpha()]
-    return sum(1 for ch in letters if _CJK.match(ch)) / len(letters) if letters else 0.0
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ from pathlib import Path
 from core.ingest.classifier import KeywordClassifier
 from core.retrieval.planner import plan_question
 from core.types import Intent
-from core.zh_script import to_simplified
+from core.zh_script import cjk_share, to_simplified
 from tests.unit.test_planner_rules import VOCAB
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -64,3 +64,13 @@ def test_the_provision_lexicon_reads_traditional_script():
     ti = lex.types.index("Termination")
     trad, simp = lex.features(["任何一方可書面通知終止本合約。", "任何一方可书面通知终止本合约。"], ["", ""])
     assert trad[ti] == simp[ti] == 1.0
+
+
+def test_the_cjk_share_counts_ideographs_among_all_letters():
+    # one definition for the section classifier and the typing that routes a clause to a reader:
+    # accented Latin letters count as letters, digits and punctuation do not
+    assert cjk_share("数据保护 data") == 0.5
+    assert cjk_share("Übermittlung ist zulässig") == 0.0
+    assert cjk_share("第12条 終止") == 1.0
+    assert cjk_share("") == cjk_share("12.3 —") == 0.0
+    assert 0.3 < cjk_share("本合同受 German law 管辖") < 0.5
