@@ -50,6 +50,7 @@ NO_AGREEMENT = re.compile(
     r"\s+(an?\s+|any\s+)?(signed\s+)?(agreements?|contracts?|slas?)\b|\b(?:never|not|n't|yet\s+to)\s+(?:been\s+|yet\s+)?(?:sign(?:ed)?|agreed|concluded|executed)\s+(?:an?\s+|any\s+)?(?:agreements?|contracts?|slas?)\b|(?:没有|没|未|尚未|还没有?)签.{0,4}(协议|合同)|没有.{0,6}(协议|合同)|无(协议|合同)|缺少.{0,4}(协议|合同)|未签.{0,4}(协议|合同)", re.I)
 COMPANY_SUBJECT = re.compile(
     r"\b(which|what|list|show|name|find)\b.{0,40}\b(suppliers?|vendors?|compan(y|ies)|providers?|firms?|partners?)\b|"
+    r"^\W*(who|whom)\b(?=.*\b(we|us|our)\b)|"   # "who can we ...", "who lets us ...": our counterparties
     r"哪些|哪家|哪几家|供应商|公司", re.I)
 CLAUSE_WORDS = re.compile(r"\b(clauses?|provisions?|sections?|terms?|wording|text)\b|条款|规定|内容", re.I)
 ANAPHORA = re.compile(
@@ -1424,7 +1425,7 @@ def inherited_keys(linked: dict) -> list[str]:
 
 
 SCAFFOLD = re.compile(
-    r"\b(which|what|show|list|find|give|me|all|any|the|of|in|among|from|for|clauses?|provisions?|sections?|"
+    r"\b(which|what|who|whom|show|list|find|give|me|all|any|the|of|in|among|from|for|clauses?|provisions?|sections?|"
     r"suppliers?|vendors?|compan(?:y|ies)|providers?|agreements? of|contracts? of|high[- ]spend(?:ing)?|"
     r"do|does|that|whose|our)\b|[?？。!.]", re.I)
 

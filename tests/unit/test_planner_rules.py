@@ -377,9 +377,14 @@ def test_a_question_about_suppliers_no_rule_fits_searches_the_clauses():
     plan = plan_question("Which vendors offer a free parking space to our engineers?", VOCAB)
     assert (plan.intent, plan.mode) == (Intent.RELAY, Mode.RELAY), plan.why
     assert plan.params.text and "parking" in plan.params.text and plan.why.startswith("no rule or clause type fits")
+    # a who-question about what *we* can do or get asks about our counterparties just the same
+    plan = plan_question("Who gives us a free parking space for our engineers?", VOCAB)
+    assert (plan.intent, plan.mode) == (Intent.RELAY, Mode.RELAY) and "parking" in plan.params.text, plan.why
+    assert not plan.params.text.lower().startswith("who"), plan.params.text
     # not about suppliers or their contracts, a place the graph does not know, or Chinese (the
     # English embedder): still "could not map"
     for q in ("What is the airspeed velocity of an unladen swallow", "Which suppliers are located in Timbuktu?",
+              "Who won the football world cup in 2014?",
               "位于廷巴克图的供应商有哪些？"):
         assert plan_question(q, VOCAB).intent == Intent.UNKNOWN, q
 
