@@ -705,3 +705,13 @@ def test_a_short_place_name_inside_a_type_word_is_still_a_filter():
     vocab = corpus_vocabulary(Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "paraphrase_corpus")
     p = plan_question("Which suppliers in the EU lack a force majeure clause?", vocab)   # "eu" in "majeure"
     assert p.intent == Intent.GAP and p.params.types == ["Force Majeure"] and "Finland" in p.params.countries, p.linked
+
+
+def test_a_type_linked_by_meaning_is_narrowed_by_the_questions_wording():
+    # the model reads "exit the contract" as Termination; "at any time" is wording only the
+    # narrower Termination for Convenience has, as it is for a type named by its keyword
+    plan = plan_question("Which vendors let us exit the contract at any time?", VOCAB)
+    how = plan.linked["clause_types"]["Termination for Convenience"]
+    assert plan.params.types == ["Termination for Convenience"] and "meaning of" in how and "narrowed by 'at any time'" in how
+    assert plan_question("Which vendors let us exit the contract?", VOCAB).params.types == ["Termination"]
+
