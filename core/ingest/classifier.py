@@ -34,7 +34,7 @@ import numpy as np
 
 from core import gaps
 from core.taxonomy import OTHER, ClauseTypeDef, load_taxonomy
-from core.zh_script import CJK as _CJK, cjk_share, to_simplified
+from core.zh_script import CJK, cjk_share, to_simplified
 
 # Confidence below which a clause is listed for review in the dashboard (and does not meet a
 # requirement in a gap report: core.gaps holds the one definition).
@@ -135,7 +135,7 @@ class _Lexicon:
             term = term.strip().lower()
             if not term:
                 return
-            if _CJK.search(term):
+            if CJK.search(term):
                 zh_terms[term][ti] = max(zh_terms[term].get(ti, 0.0), weight)
                 return
             if term.endswith("*") and " " not in term:
@@ -215,7 +215,7 @@ class _Lexicon:
                 prefix, entry = star_entry
                 for ti, w in entry:
                     hits[(ti, w, prefix)] += 1
-        if self.zh_re is not None and _CJK.search(text):
+        if self.zh_re is not None and CJK.search(text):
             for m in self.zh_re.finditer(to_simplified(text)):   # 終止 is 终止
                 term = m.group(0)
                 for ti, w in self.zh[term]:
@@ -233,7 +233,7 @@ def _zh_tokens(text: str) -> list[str]:
 
         jieba.setLogLevel(60)
         _jieba = jieba
-    return [t for t in _jieba.lcut(text) if len(t) >= 2 and _CJK.search(t)]
+    return [t for t in _jieba.lcut(text) if len(t) >= 2 and CJK.search(t)]
 
 
 _ZH_STOP = {"本合同", "合同", "本协议", "协议", "一方", "双方", "甲方", "乙方", "对方", "应当", "可以", "不得",
@@ -250,9 +250,9 @@ class _ZhProfiles:
     def __init__(self, types: Sequence[ClauseTypeDef]):
         profiles: list[set[str]] = []
         for t in types:
-            texts = [t.description_zh, *[e for e in t.examples if _CJK.search(e)]]
+            texts = [t.description_zh, *[e for e in t.examples if CJK.search(e)]]
             toks = {w for s in texts for w in _zh_tokens(s)} - _ZH_STOP
-            toks |= {w for w in (*t.keywords_zh, *t.concepts) if _CJK.search(w) and len(w) >= 2}
+            toks |= {w for w in (*t.keywords_zh, *t.concepts) if CJK.search(w) and len(w) >= 2}
             profiles.append(toks)
         df = Counter(w for p in profiles for w in p)
         n = len(types)
@@ -406,7 +406,7 @@ class HybridClassifier:
     def _build_prototypes(self) -> _Prototypes:
         rows, owner, labels, label_owner = [], [], [], []
         for ti, t in enumerate(self.taxonomy):
-            en_examples = [e for e in t.examples if not _CJK.search(e)]
+            en_examples = [e for e in t.examples if not CJK.search(e)]
             kws = ", ".join(k for k in t.keywords_en)
             rows.append(f"{t.name}. {t.description}")
             owner.append(ti)
@@ -415,7 +415,7 @@ class HybridClassifier:
                 owner.append(ti)
             heads = [t.name, f"{t.name}: {kws}" if kws else t.name, t.description,
                      *t.keywords_en,
-                     *[c.rstrip("*") for c in t.concepts if not _CJK.search(c) and len(c.rstrip("*")) >= 4]]
+                     *[c.rstrip("*") for c in t.concepts if not CJK.search(c) and len(c.rstrip("*")) >= 4]]
             for h in dict.fromkeys(heads):
                 labels.append(h)
                 label_owner.append(ti)
@@ -476,9 +476,9 @@ class HybridClassifier:
                     head_lex[i, ti] = w
             for (ti, w, _term), c in self.lexicon.match(text).items():
                 body_raw[i, ti] += w * math.sqrt(min(c, 4))
-            share = cjk_share(text) if text else cjk_share(ct)
-            zh_share[i] = share
-            head_zh_share[i] = cjk_share(ct)
+            head_share = cjk_share(ct)
+            share = cjk_share(text) if text else head_share
+            zh_share[i], head_zh_share[i] = share, head_share
             if share > 0.2:
                 zh_profile[i] = self.zh_profiles.scores(f"{ct}\n{text}")
         body_raw[:, self.other_index] *= CATCH_ALL_BODY_SCALE

@@ -1658,9 +1658,7 @@ def _type_by_meaning(f: QuestionFacts, rest: str) -> tuple[str | None, str]:
     if tname:
         # narrowed by wording as a named type is ("let us exit at any time": the meaning says
         # Termination, "at any time" says Termination for Convenience)
-        narrowed, phrase = cond.narrow_type(tname, rest)
-        if phrase:
-            tname, why = narrowed, f"{why}, narrowed by '{phrase}'"
+        (tname, why), = _narrowed(rest, {tname: why}).items()
     return tname, why
 
 
