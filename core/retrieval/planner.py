@@ -9,20 +9,26 @@ A question is planned in three steps: `extract_facts` reads it once into `Questi
 `inherit_context` completes a follow-up from the session, and `route` takes the first rule of
 the `ROUTES` table that applies. The table is the routing policy, read top to bottom; its order
 matters (a named company outranks a clause type, a clause type outranks a topic).
+
+The clause types a question names are read by `type_links`, its spend terms (amounts, years, rankings) by `spend_terms`,
+its agreement conditions (dates, governing law, positions) by `conditions`.
 """
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from functools import cached_property, lru_cache
+from functools import cached_property
 from typing import Any, Callable
 
 from core.config import settings
 from core.graph.vocabulary import Vocabulary
 from core.retrieval import conditions as cond
+from core.retrieval.spend_terms import (SPEND_DOWN, SPEND_UP, SUM_WORDS, SpendFacts, parse_spend, parse_year, parse_years,
+                                         read_spend_question)
 from core.retrieval.linking import (CJK, STOPWORDS, alias_map, fuzzy_values, lexicon, link_agreement_by_service,
                                     link_company_spans, link_sla_ids, mask_spans, match_values, normalize,
                                     region_countries)
+from core.retrieval.type_links import TOPIC, link_clause_types, narrowed_types
 from core.types import RETRIEVAL_MODES, SEARCH_MODES, Intent, Mode, Plan, PlanParams
 
 # a negated verb, whatever the verb: "do not protect", "doesn't cap", "can we not terminate",
@@ -40,9 +46,6 @@ NEGATION = re.compile(
 # "是多少" asks for a value ("the liability cap is how much"), not a count
 COUNT_WORDS = re.compile(r"\b(how many|number of|count)\b(?!\s+(?:against|towards?|as|for)\b)|(?<![是为])多少|(?<!哪)几(?:个|家|份|条|项)|数量",
                          re.I)
-SUM_WORDS = re.compile(r"\b(total|sum|combined|aggregate|overall|altogether|add(?:ed)? up)\b.{0,30}\b(spend|spending|spent|amount|cost|outlay|expenditure)\b|"
-                       r"\b(spend|spent|spending|cost|paid|outlay|expenditure)\b.{0,40}\b(altogether|in total|combined|(?:all )?together)\b|"
-                       r"\b(spend|spending)\b.{0,20}\b(total|sum|combined)\b|总支出|支出总额|总额", re.I)
 # "in total" in Chinese: a sum of money, or of things counted ("一共有多少家供应商": a count)
 TOTAL_ZH = re.compile(r"一共|总计|合计|总共")
 NO_AGREEMENT = re.compile(
@@ -62,60 +65,14 @@ POSITION_BEFORE = re.compile(r"\b(before|preced(?:es|e|ed|ing)|prior to|previous
 # that has both ...": a list of companies)
 COMPARE = re.compile(r"\b(compare|comparison|across|(?:all suppliers|every supplier|each supplier)"
                      r"(?!\s+(?:that|which|who|whose|with|having)\b))\b|比较|对比", re.I)
-HIGH_SPEND = re.compile(r"\b(high[- ]?spend(ing)?|big[- ]?spend|large[- ]?spend|top[- ]?spend|strategic)\b|"
-                        r"高支出|高消费|大额|支出高|高额", re.I)
 # "our biggest suppliers" with no number: the high-spend group (a number makes it a ranking: RANKED)
 KEY_SUPPLIERS = re.compile(r"\b(?:biggest|largest|major|key|main|principal|most important|critical)\s+"
                            r"(?:suppliers?|vendors?|providers?)\b|重要供应商|主要供应商|核心供应商|大供应商", re.I)
-LOW_SPEND = re.compile(r"\blow[- ]?spend(ing)?\b|低支出|小额", re.I)
 WORDING = re.compile(r"\b(mention|mentions|mentioning|contain|contains|containing|wording|phrase|word|words|"
                      r"refer to|refers to|referring to|talk about|talks about)\b|提到|包含|提及",
                      re.I)
-TOPIC = re.compile(r"\b(about|on|regarding|concerning|covering|dealing with|relating to|related to|that (?:cover|address|deal with|discuss))\s+(.+)$|关于(.+)"
-                   # "对责任有什么规定", "对于数据备份是如何约定的": what the provisions are about
-                   r"|对于?(?!方)([\u4e00-\u9fffA-Za-z]{1,12}?)(?:有什么|有何|有哪些|是怎么|是如何|怎么|如何)(?:规定|约定|安排|要求)", re.I)
 
-GT = r"(?:above|over|more than|greater than|higher than|exceeding|exceeded|exceeds|exceed|surpassing|surpassed|surpasses|in excess of|at least|>=|>|bigger than|larger than|not less than|topping|tops)"
-LT = r"(?:below|under|less than|lower than|at most|<=|<|smaller than|not more than|up to)"
-AMOUNT = (r"(?P<cur1>€|\$|£|¥|eur\s|usd\s|gbp\s|cny\s|rmb\s)?\s*(?P<num>\d+(?:[,\s]\d{3})*(?:\.\d+)?)\s*"
-          r"(?P<mult>k\b|m\b|mn\b|million|thousand|bn\b|billion|万|亿|千|百万)?\s*(?P<cur2>€|eur(?:os?)?\b|usd\b|dollars?\b|gbp\b|pounds?\b|元|人民币|欧元|美元|英镑)?")
-ZH_GT = r"(?:超过|高于|大于|多于|不少于|至少|逾)"
-ZH_LT = r"(?:低于|少于|小于|不超过|不到)"
-MULT = {"k": 1e3, "thousand": 1e3, "千": 1e3, "m": 1e6, "mn": 1e6, "million": 1e6, "百万": 1e6,
-        "bn": 1e9, "billion": 1e9, "万": 1e4, "亿": 1e8}
-YEAR = re.compile(r"(?<!\d)(19[5-9]\d|20\d{2})(?!\d)")
-# spend questions: the figures themselves (by category, ranked, grouped, over the years)
-SPEND_WORDS = re.compile(r"\b(spend|spending|spent|expenditure|outlay|paid|(?<!made to )(?<!have to )(?<!has to )(?<!had to )"
-                         r"(?<!liable to )(?<!obliged to )(?<!required to )(?<!must )(?<!shall )(?<!should )pay)\b|支出|花费|花了|开支|采购额", re.I)
-# "what did Kaldera cost us in 2025": what we paid, in the past or for a year (what a breach
-# "would cost us" is a question about the contract)
-COST_US = re.compile(r"\b(?:did|has|have)\b.{0,60}\bcost\s+us\b|\bcost(?:s|ed)?\s+us\b.{0,40}(?<!\d)(?:19|20)\d{2}(?!\d)", re.I)
-# spend that went up or down between two years: "whose spend grew", "did we spend more with in 2024
-# than in 2023", "支出下降的供应商"
-_NOT_AN_AMOUNT = r"(?!\s+than\s+(?:[€$£¥]|eur\b|usd\b)?\s*\d)"   # "spent less than 200k" is a threshold
-SPEND_UP = re.compile(r"\b(?:increas\w*|gr[eo]w\w*|rose|risen|ris(?:e|es|ing)|went up|gone up|jump\w*|higher)\b" + _NOT_AN_AMOUNT +
-                      r"|\b(?:spend|spent|pay|paid)\s+more\b" + _NOT_AN_AMOUNT +
-                      r"|\bmore\s+than\s+(?:in|during)\s+(?:19|20)\d{2}\b|增长|增加|上升|提高|上涨", re.I)
-SPEND_DOWN = re.compile(r"\b(?:decreas\w*|declin\w*|fell|fallen|fall(?:s|ing)?|dropp?\w*|went down|gone down|shr[aiu]nk\w*|"
-                        r"lower|reduc\w*)\b" + _NOT_AN_AMOUNT + r"|\b(?:spend|spent|pay|paid)\s+less\b" + _NOT_AN_AMOUNT +
-                        r"|下降|减少|降低|下滑", re.I)
 HOW_MUCH = re.compile(r"\bhow much\b|多少|几何", re.I)
-NUMBER_WORDS = cond.NUMBER_WORDS
-_N = r"(\d{1,3}|one|two|three|four|five|six|seven|eight|nine|ten|[一二两三四五六七八九十])"
-RANKED = re.compile(r"\b(?:top|biggest|largest|highest[- ]spend(?:ing)?)\s+" + _N + r"?\s*(?:\w+\s+)?(?:suppliers?|vendors?|compan(?:y|ies))\b"
-                    r"|\b" + _N + r"\s+(?:biggest|largest|top)\b|\b(?:suppliers?|vendors?)\s+by\s+(?:\d{4}\s+)?spend\b"
-                    r"|\b(?:most|highest)\s+spend\b|\b(?:spend|spent|spending|pay|paid)\s+(?:\w+\s+){0,2}?(?:the\s+)?most\b|前\s*" + _N + r"\s*(?:名|家|位|个)|支出最(?:高|多|大)的?\s*" + _N + r"?|花费最多的\s*" + _N + r"?"
-                    r"|支出排名", re.I)
-# the other end of a ranking: "which supplier did we spend the least with", "our 3 smallest suppliers"
-LOWEST = re.compile(r"\b(?:smallest|lowest[- ]spend(?:ing)?|least[- ]spend(?:ing)?)\s+" + _N + r"?\s*(?:\w+\s+)?(?:suppliers?|vendors?|compan(?:y|ies))\b"
-                    r"|\b" + _N + r"\s+(?:smallest|lowest[- ]spend(?:ing)?)\b|\b(?:lowest|smallest|least)\s+spend\b"
-                    r"|\b(?:spend|spent|spending|pay|paid)\s+(?:\w+\s+){0,3}?(?:the\s+)?least\b"
-                    r"|支出最(?:低|少|小)的?\s*" + _N + r"?|花费最少的\s*" + _N + r"?", re.I)
-GROUP_BY = re.compile(r"\b(?:by|per|for each|each|across)\s+(?:spend\s+)?(countr(?:y|ies)|industr(?:y|ies)|sectors?|categor(?:y|ies))\b"
-                      r"|(?:按|各|每个|分)(?:支出|采购)?(国家|行业|类别|品类|类目)", re.I)
-GROUPS = {"countr": "country", "industr": "industry", "sector": "industry", "categor": "category",
-          "国家": "country", "行业": "industry", "类别": "category", "品类": "category", "类目": "category"}
-DATE = re.compile(r"(?<!\d)(\d{4}-\d{2}-\d{2}|\d{4})(?!\d)")
 
 
 
@@ -143,278 +100,6 @@ class SessionContext:
 
 def _words(text: str) -> list[str]:
     return re.findall(r"[a-z0-9][a-z0-9&.\-']*", text.lower())
-
-
-# ---------------------------------------------------------------------------------------
-# clause types
-# ---------------------------------------------------------------------------------------
-
-@lru_cache(maxsize=1)
-def _type_phrases() -> list[tuple[str, str, float]]:
-    """(phrase, type, weight) from the taxonomy: names strongest, keywords weaker."""
-    from core.taxonomy import load_taxonomy
-
-    out = []
-    for t in load_taxonomy():
-        if t.name == "Other":
-            continue
-        out.append((t.name.lower(), t.name, 1.0))
-        if t.name.lower().endswith("s") and " " in t.name:
-            out.append((t.name.lower()[:-1], t.name, 1.0))  # "service credit clause"
-        for kw in t.keywords_en:
-            out.append((kw.lower(), t.name, 0.8))
-        for kw in t.keywords_zh:
-            out.append((kw, t.name, 0.9))
-        for concept in t.concepts:  # related wording: "personal data", "解除"
-            c = concept.rstrip("*").lower()
-            if (CJK.search(c) and len(c) >= 2) or (not CJK.search(c) and " " in c):
-                out.append((c, t.name, 0.7))
-            elif not CJK.search(c) and len(c) >= 4:
-                out.append((concept.lower(), t.name, 0.6))   # "exit", "cancel*": only before a clause word
-    return out
-
-
-@lru_cache(maxsize=1)
-def _type_phrases_longest_first() -> list[tuple[str, str, float]]:
-    """Longest first, then strongest: a word that is one type's keyword and another's related
-    wording ("audit") names the keyword's type."""
-    return sorted(_type_phrases(), key=lambda p: (-len(p[0].rstrip("*")), -p[2]))
-
-
-def _type_prototypes():
-    from core.taxonomy import load_taxonomy
-
-    types = [t for t in load_taxonomy() if t.name != "Other"]
-    return types
-
-
-@lru_cache(maxsize=1)
-def _prototype_matrix():
-    from core.embeddings import get_embedder
-
-    types = _type_prototypes()
-    texts = []
-    owners = []
-    for t in types:
-        for txt in [t.name, f"{t.name} clause", t.description] + list(t.keywords_en[:6]):
-            texts.append(txt)
-            owners.append(t.name)
-    vecs = get_embedder().encode(texts)
-    return vecs, owners
-
-
-def warm_up() -> None:
-    """Load the embedding model and the clause-type prototypes now, so the first question pays
-    the one-time cost rather than whichever later question first needs them."""
-    _prototype_matrix()
-
-
-def semantic_type(phrase: str, threshold: float = 0.55) -> tuple[str | None, float]:
-    """Nearest clause type to a short English phrase by embedding similarity."""
-    phrase = phrase.strip()
-    if not phrase or CJK.search(phrase):
-        return None, 0.0
-    from core.embeddings import encode_kept
-
-    vecs, owners = _prototype_matrix()
-    v = encode_kept([phrase])[0]   # kept: a relay topic linked here is what the search embeds next
-    sims = vecs @ v
-    i = int(sims.argmax())
-    return (owners[i], float(sims[i])) if sims[i] >= threshold else (None, float(sims[i]))
-
-
-CLAUSE_ANCHOR = re.compile(r"\b(clauses?|provisions?|sections?|terms|obligations?|commitments?|rules?)\b|条款|规定|条", re.I)
-PHRASE_STOP = re.compile(
-    r"\b(a|an|the|any|their|its|his|her|our|your|of|'s|lack|lacks|lacking|have|has|with|without|no|both|"
-    r"either|neither|nor|and|or|show|me|list|compare|all|which|what|about|on|suppliers?|compan(?:y|ies)|"
-    r"vendors?|agreements?|contracts?|say|says|does|do|is|are|in|for|from|to|german|french|[a-z]+'s)\b", re.I)
-
-
-# "适用哪国法律" asks for the value of 适用法律: the question word inside a term is left out
-ZH_ASKED_VALUE = re.compile(r"哪(?:一)?国(?:家)?的?|哪个国家的?|什么样的?|什么|哪种|何种|哪类")
-
-
-def _narrowed(question: str, found: dict[str, str]) -> dict[str, str]:
-    """Each type replaced by the narrower type the question's wording points to ("a termination
-    clause that lets us exit at any time": Termination for Convenience), in place."""
-    for tname in list(found):
-        narrowed, phrase = cond.narrow_type(tname, question)
-        if phrase and narrowed not in found:
-            found = {(narrowed if t == tname else t): (f"{how}, narrowed by '{phrase}'" if t == tname else how)
-                     for t, how in found.items()}
-    return found
-
-
-def link_clause_types(question: str, by_meaning: bool = True) -> tuple[list[str], dict[str, str], str | None]:
-    """Types named or described in the question; also the leftover topic for relay search.
-    `by_meaning=False` links only types named by their words (no model call)."""
-    q = question.lower()
-    zh_terms = ZH_ASKED_VALUE.sub("", question)
-    found: dict[str, str] = {}
-    named: list[str] = []  # English phrases that named or described a type (described-types pass)
-    cjk_spans: dict[str, tuple[int, int]] = {}
-    en_spans: dict[str, tuple[int, int]] = {}
-    for phrase, tname, weight in _type_phrases_longest_first():
-        word = phrase.rstrip("*")
-        if tname in found or (word not in q and word not in zh_terms):  # the regexes below need a substring
-            continue
-        if CJK.search(phrase):
-            # longest first: "赔偿" inside an already matched "服务赔偿" names no second type
-            free = [i for i in (m.start() for m in re.finditer(re.escape(phrase), zh_terms))
-                    if not any(a <= i and i + len(phrase) <= b for a, b in cjk_spans.values())]
-            if free:
-                found[tname] = f"keyword '{phrase}'"
-                cjk_spans[tname] = (free[0], free[0] + len(phrase))
-            continue
-        if weight >= 1.0 or len(phrase) >= 4:
-            stem = re.escape(word) + (r"[a-z]*" if phrase.endswith("*") else r"(?:s|es)?")
-            hit = re.search(r"(?<![a-z])" + stem + r"(?![a-z])", q)
-            # one word names one type: the longest, strongest phrase that matched it
-            if hit and not any(a <= hit.start() and hit.end() <= b for a, b in en_spans.values()):
-                # body keywords count only when they describe a clause, not a company or a topic,
-                # and not a clause another type already names ("outside Europe lack a force majeure
-                # clause": "euro*" is no Payment clause)
-                described = re.search(r"(?<![a-z])" + stem + r"(?![a-z])[\w\s-]{0,25}\b(clauses?|provisions?|sections?|terms)\b",
-                                      q[hit.start():]) if hit else None
-                if described and any(hit.end() <= a < hit.start() + described.start(1) for a, _b in en_spans.values()):
-                    described = None
-                if weight >= 1.0 or described:
-                    found[tname] = f"{'name' if weight >= 1.0 else 'keyword'} '{word}'"
-                    named.append(word)
-                    en_spans[tname] = hit.span()
-    _keep_compound_heads(found, cjk_spans)
-    found = found or _misspelt_types(q)
-    # Chinese "<词>条款": match the words before 条款 against the types' Chinese keywords.
-    for m in re.finditer(r"((?:(?!条款)[\u4e00-\u9fff]){2,10})(条款|规定|条)", question):   # one 条款 each
-        phrase = m.group(1)
-        for size in (4, 3, 2):
-            tail = phrase[-size:]
-            if len(tail) < size:
-                continue
-            # "规定" and "条" are also verbs and counters ("哪些合同规定了…": which contracts
-            # stipulate): there a two-character tail names a type only as a whole keyword, not as
-            # part of one ("合同" in "合同结束"); before "条款" it may ("责任条款")
-            partial = size > 2 or m.group(2) == "条款"
-            hits = {tname for p_, tname, _w in _type_phrases()
-                    if CJK.search(p_) and ((tail in p_ and (partial or tail == p_)) or p_ in phrase)}
-            if len(hits) == 1:
-                tname = hits.pop()
-                found.setdefault(tname, f"keyword '{tail}'")
-                break
-    _drop_topic_details(question, found)
-    found = _narrowed(question, found)
-    # Described types: "<phrase> clause" where the phrase is no known name, e.g. "ending the agreement clause".
-    topic = None
-    for m in re.finditer(r"((?:[a-z\-']+\s+){1,4})(clauses?|provisions?)\b", q):
-        words = [w for w in m.group(1).split() if not PHRASE_STOP.fullmatch(w)]
-        phrase = " ".join(words)
-        # "... lack a liability clause": the words before "clause" end with a type already named, so
-        # there is nothing left to interpret (and embedding the phrase would cost a model call)
-        if by_meaning and phrase and not any(phrase in p for p in found.values()) and not any(
-                re.search(r"(?<![a-z])" + re.escape(n) + r"(?:s|es)?$", phrase) for n in named):
-            tname, sim = semantic_type(phrase)
-            if tname and tname not in found:
-                found[tname] = f"meaning of '{phrase}' ({sim:.2f})"
-                named.append(phrase)
-    t = TOPIC.search(question)
-    if t:
-        # "关于数据备份的条款": the topic is 数据备份; "的条款" only says clauses are wanted and,
-        # searched for, ranks any clause that repeats 条款 (the re-ranker's term coverage)
-        topic = ZH_TOPIC_TAIL.sub("", (t.group(2) or t.group(3) or t.group(4) or "").strip(" ?.!。？")) or None
-        if topic and not found:
-            tl = topic.lower()
-            for phrase, tname, weight in _type_phrases_longest_first():
-                if phrase not in tl and phrase not in topic:
-                    continue
-                if (CJK.search(phrase) and phrase in topic) or (
-                        not CJK.search(phrase) and re.search(r"(?<![a-z])" + re.escape(phrase) + r"(?:s|es)?(?![a-z])", tl)):
-                    if _carries_topic(phrase, tl):
-                        found[tname] = f"topic '{phrase}'"
-                        break
-            if not found and CJK.search(topic) and len(topic) >= 2:
-                # "关于责任": a topic that is part of one type's Chinese keywords only (责任限制, 违约责任)
-                hits = {tname for p_, tname, _w in _type_phrases() if CJK.search(p_) and topic in p_}
-                if len(hits) == 1:
-                    found[hits.pop()] = f"topic '{topic}'"
-            if found:
-                topic = None
-        # a longer topic is searched, not typed (articles and such do not make it longer)
-        if by_meaning and topic and not found and len([w for w in topic.split() if not PHRASE_STOP.fullmatch(w)]) <= 3:
-            tname, sim = semantic_type(topic, threshold=0.62)
-            if tname:
-                found[tname] = f"meaning of '{topic}' ({sim:.2f})"
-                topic = None
-    return list(found), found, topic
-
-
-@lru_cache(maxsize=1)
-def _type_spellings() -> dict[str, str]:
-    """Single English words of at least 6 letters that name one type (name or keyword words)."""
-    owners: dict[str, set[str]] = {}
-    for phrase, tname, weight in _type_phrases():
-        if weight < 0.8 or CJK.search(phrase):
-            continue
-        for w in re.findall(r"[a-z]{6,}", phrase):
-            owners.setdefault(w, set()).add(tname)
-    # a word several types share names the type it is the whole name of ("termination")
-    named = {t.lower(): t for ts in owners.values() for t in ts}
-    return {w: (next(iter(t)) if len(t) == 1 else named[w]) for w, t in owners.items() if len(t) == 1 or w in named}
-
-
-def _misspelt_types(q: str) -> dict[str, str]:
-    """"Which suppliers lack a termnation clause?": a word before "clause" one or two edits
-    from a word that names exactly one type (two only for long words), when nothing else named
-    a type. Only that position: elsewhere a near word is as likely a different word."""
-    from rapidfuzz.distance import DamerauLevenshtein
-
-    words = _type_spellings()
-    out: dict[str, str] = {}
-    for m in re.finditer(r"\b([a-z]{6,})\s+(?:clauses?|provisions?|sections?|terms)\b", q):
-        word = m.group(1)
-        if word in words:
-            continue
-        limit = 2 if len(word) >= 9 else 1
-        # a slip keeps the first letter ("viability" is another word, not "liability")
-        best = min((w for w in words if w[0] == word[0]), key=lambda w: (DamerauLevenshtein.distance(word, w), w),
-                   default=None)
-        if best is None:
-            continue
-        if DamerauLevenshtein.distance(word, best) <= limit:
-            out.setdefault(words[best], f"spelling '{word}' read as '{best}'")
-    return out
-
-
-def _keep_compound_heads(found: dict[str, str], spans: dict[str, tuple[int, int]]) -> None:
-    """Chinese compounds end in their head: in "停机维护" (downtime maintenance) the first
-    keyword only qualifies the second, so a type whose keyword directly precedes another
-    type's keyword is dropped."""
-    for t1, (_, end1) in list(spans.items()):
-        if any(t2 != t1 and start2 == end1 for t2, (start2, _) in spans.items()) and t1 in found:
-            del found[t1]
-
-
-def _carries_topic(word: str, topic: str) -> bool:
-    """A type's word types a topic only when it carries it, in either language: "逾期" (a payment
-    word) inside "逾期交货违约金" is one detail of a topic about delivery penalties."""
-    return len(word) >= 0.5 * len(topic)
-
-
-def _drop_topic_details(question: str, found: dict[str, str]) -> None:
-    """A type read from Chinese words that are only a detail of the "关于…的条款" topic (its
-    words there cover under half of it: the payment word "逾期" in "逾期交货违约金") does not
-    type the question: the topic is searched instead, as an English topic a type word covers
-    under half of is."""
-    t = TOPIC.search(question)
-    tail = ZH_CLAUSES_TAIL.search(t.group(3)) if t and t.group(3) else None
-    if not tail or not found:  # only the noun phrase of "关于X的条款", not "关于X是怎么约定的"
-        return
-    topic = t.group(3)[:tail.start()].strip()
-    before = question[:t.start(3)]
-    for tname in list(found):
-        words = [p for p, name, _w in _type_phrases() if name == tname and CJK.search(p)]
-        inside = [p for p in words if p in topic]
-        if inside and not any(p in before for p in words) and not _carries_topic(max(inside, key=len), topic):
-            del found[tname]
 
 
 # "X but no Y", "with X and without Y", "有X但没有Y": the types on the side without a negation
@@ -470,79 +155,6 @@ def split_type_conjunction(question: str, types: list[str]) -> str:
     return "all"
 
 
-# ---------------------------------------------------------------------------------------
-# numbers, years, dates
-# ---------------------------------------------------------------------------------------
-
-# what a bare number counts when it is not money: a share, a time, a count of things
-OTHER_QUANTITY = re.compile(
-    r"\s*(?:%|％|percent\b|per\s*cent\b|pct\b|(?:business\s+|working\s+|calendar\s+)?"
-    r"(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?|quarters?)\b|"
-    r"(?:times|clauses?|provisions?|agreements?|contracts?|slas?|suppliers?|vendors?|compan(?:y|ies)|"
-    r"incidents?|tickets?|users?|employees?|staff|people|sites?|locations?|countries)\b|"
-    r"(?:个?百分点|小时|分钟|秒|天|日|周|星期|个月|月|年|次|条|份|家|个))", re.I)
-
-
-def _amount(m: re.Match) -> float:
-    num = float(re.sub(r"[,\s]", "", m.group("num")))
-    mult = (m.group("mult") or "").lower().strip()
-    return num * MULT.get(mult, 1.0)
-
-
-def parse_spend(question: str, high_threshold: float) -> tuple[float | None, float | None, str | None]:
-    """(min, max, how) for spend filters: explicit amounts win over 'high-spend'."""
-    q = question.lower()
-    lo = hi = None
-    how = None
-    m = re.search(r"between\s+" + AMOUNT + r"\s+and\s+" + AMOUNT.replace("?P<", "?P<b_"), q)
-    if m:
-        a = float(re.sub(r"[,\s]", "", m.group("num"))) * MULT.get((m.group("mult") or "").strip(), 1.0)
-        b = float(re.sub(r"[,\s]", "", m.group("b_num"))) * MULT.get((m.group("b_mult") or "").strip(), 1.0)
-        return min(a, b), max(a, b), "between"
-    for pat, kind in ((GT + r"\s*" + AMOUNT, "gt"), (LT + r"\s*" + AMOUNT, "lt"),
-                      (ZH_GT + r"\s*" + AMOUNT, "gt"), (ZH_LT + r"\s*" + AMOUNT, "lt"),
-                      (AMOUNT + r"\s*(?:以上|或以上|及以上)", "gt"), (AMOUNT + r"\s*(?:以下|以内)", "lt")):
-        for m in re.finditer(pat, q):
-            value = _amount(m)
-            has_unit = m.group("mult") or m.group("cur1") or m.group("cur2")
-            if not has_unit and 1950 <= value <= 2100 and float(value).is_integer():
-                continue  # a year, not an amount
-            if not has_unit and OTHER_QUANTITY.match(q, m.end()):
-                continue  # "uptime below 99.9%", "within 4 hours", "more than 3 agreements": no money
-            if kind == "gt" and lo is None:
-                lo, how = value, "explicit amount"
-            elif kind == "lt" and hi is None:
-                hi, how = value, "explicit amount"
-    if lo is None and hi is None:
-        if HIGH_SPEND.search(question):
-            return high_threshold, None, f"high-spend threshold ({high_threshold:,.0f})"
-        if LOW_SPEND.search(question):
-            return None, high_threshold, f"low-spend threshold ({high_threshold:,.0f})"
-    return lo, hi, how
-
-
-def parse_year(question: str, years: list[int]) -> int | None:
-    for m in YEAR.finditer(question):
-        y = int(m.group(1))
-        if y in years:
-            return y
-    return None
-
-
-YEAR_RANGE = re.compile(r"\b(?:between|from)\s+(19[5-9]\d|20\d{2})\s+(?:and|to|through|until)\s+(19[5-9]\d|20\d{2})\b|"
-                        r"(?<!\d)(19[5-9]\d|20\d{2})\s*(?:-|–|to|through|至|到)\s*(19[5-9]\d|20\d{2})(?!\d)", re.I)
-
-
-def parse_years(question: str, years: list[int]) -> list[int]:
-    """Every spend year the question names, in order; a range ("from 2022 to 2024", "2022-2024")
-    stands for the graph's years inside it."""
-    named = []
-    for m in YEAR_RANGE.finditer(question):
-        a, b = sorted(int(g) for g in m.groups() if g)
-        named += [y for y in sorted(years) if a <= y <= b]
-    named += [int(m.group(1)) for m in YEAR.finditer(question) if int(m.group(1)) in years]
-    return list(dict.fromkeys(named))
-
 
 # ---------------------------------------------------------------------------------------
 # the planner: extract -> inherit -> route
@@ -573,11 +185,6 @@ COUNTS_AGREEMENTS = re.compile(
     r"\b(how many|number of|count)\s+(?:\S+\s+){0,2}?(agreements?|contracts?|slas?)\b|多少(份|个)?(协议|合同)|"
     r"(协议|合同)\S{0,4}?(几份|多少份)|几份(协议|合同)", re.I)
 LAW_WORDS = re.compile(r"\blaws?\b|governed|jurisdiction|法律|管辖|适用", re.I)
-ZH_ASKS_END = r"(?:有哪些|是什么|吗|呢)?[?？。!！\s]*$"
-# "关于责任是怎么规定的", "…有什么约定", "…是如何安排的": the asking, not the topic
-ZH_HOW_PROVIDED = r"(?:(?:是|有)?(?:怎么|怎样|如何|什么|何|哪些)(?:规定|约定|安排|写|说)(?:的|了)?(?:什么)?)?"
-ZH_TOPIC_TAIL = re.compile(r"(?:的)?(?:条款|规定|条文|内容|约定)?" + ZH_HOW_PROVIDED + ZH_ASKS_END)
-ZH_CLAUSES_TAIL = re.compile(r"(?:的)?(?:条款|规定|条文)" + ZH_ASKS_END)
 ABOUT_WORDS = re.compile(r"\b(about|regarding|concerning|mention)", re.I)
 ALL_WORDS = re.compile(r"\b(all|every|each)\b|所有|全部")
 # an apostrophe after a letter is a possessive ("suppliers' clauses"), not an opening quote
@@ -940,56 +547,6 @@ def _drop_topic_words(q: str, found: dict[str, str]) -> None:
         if not (SUPPLIER_AFTER.search(after) or SUPPLIER_BEFORE.search(before)):
             found.pop(value)
 
-
-@dataclass
-class SpendFacts:
-    asks: bool
-    categories: dict[str, str]
-    top: int | None
-    group_by: str | None
-    top_named: int | None = None    # the number a ranking names ("our 3 biggest suppliers"), not a default
-    lowest: bool = False            # the ranking starts from the smallest spend
-
-
-def _number(word: str | None) -> int | None:
-    if not word:
-        return None
-    return int(word) if word.isdigit() else NUMBER_WORDS.get(word.lower())
-
-
-def category_map(vocab: Vocabulary) -> dict[str, str]:
-    """phrase -> spend category, from the categories the graph holds ("&" also read as "and")."""
-    out: dict[str, str] = {}
-    for name in vocab.spend_categories:
-        out.setdefault(name.lower(), name)
-        out.setdefault(" ".join(name.lower().replace("&", " and ").split()), name)
-    return out
-
-
-def read_spend_question(q: str, vocab: Vocabulary, attributes: tuple[dict, ...]) -> SpendFacts:
-    """What a question about spend figures asks: which categories (linked to the graph's own
-    categories; words that already name a country, industry or city stay that), how many top
-    suppliers, grouped by what."""
-    highest = RANKED.search(q)
-    lowest = None if highest else LOWEST.search(q)
-    ranked, grouped = highest or lowest, GROUP_BY.search(q)
-    asks = bool(SPEND_WORDS.search(q) or COST_US.search(q))
-    categories = {}
-    if asks or ranked:
-        taken = {phrase.lower() for found in attributes for phrase in found.values()}
-        categories = {k: ph for k, ph in match_values(q, category_map(vocab)).items() if ph.lower() not in taken}
-    top = named = None
-    if ranked:
-        singular = re.search(r"\b(supplier|vendor|company)$", ranked.group(0), re.I) or \
-            re.search(r"\b(?:which|what)\s+(?:single\s+)?(?:supplier|vendor|company)\b(?![s'’])", q, re.I)
-        named = next((_number(g) for g in ranked.groups() if _number(g)), None)
-        top = named or (1 if singular else 5)
-    group = None
-    if grouped and (asks or SUM_WORDS.search(q)):
-        word = (grouped.group(1) or grouped.group(2) or "").lower()
-        group = next((v for k, v in GROUPS.items() if word.startswith(k)), None)
-    return SpendFacts(asks=asks or bool(ranked), categories=categories, top=top, group_by=group, top_named=named,
-                      lowest=bool(lowest))
 
 
 def _without_phrases(q: str, phrases: list[str]) -> str:
@@ -1658,7 +1215,7 @@ def _type_by_meaning(f: QuestionFacts, rest: str) -> tuple[str | None, str]:
     if tname:
         # narrowed by wording as a named type is ("let us exit at any time": the meaning says
         # Termination, "at any time" says Termination for Convenience)
-        (tname, why), = _narrowed(rest, {tname: why}).items()
+        (tname, why), = narrowed_types(rest, {tname: why}).items()
     return tname, why
 
 

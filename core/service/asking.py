@@ -18,10 +18,11 @@ from core.embeddings import question_vectors
 from core.graph import vocabulary as graph_cache
 from core.graph.db import Database, DatabaseUnavailable, get_database
 from core.request_log import log_result
-from core.retrieval.planner import plan_question, warm_up
+from core.retrieval.planner import plan_question
 from core.retrieval.question_text import QuestionPick, excerpt, find_question
 from core.retrieval import rerank
 from core.retrieval.retrievers import RELAY_K, RELAY_PER_AGREEMENT, RETRIEVERS, RetrievalError
+from core.retrieval.type_links import warm_up
 from core.service.session_store import sessions
 from core.taxonomy import load_taxonomy
 from core.text2cypher.rerank_llm import llm_rerank, llm_rerank_enabled

@@ -42,7 +42,7 @@ class Candidates:
 
 
 def recall_candidates(question: str, db: Database, vocab: Vocabulary, context=None, k: int = 5) -> Candidates:
-    from core.retrieval import linking, planner
+    from core.retrieval import linking, type_links
     from core.retrieval.search import fulltext_query
 
     c = Candidates()
@@ -58,7 +58,7 @@ def recall_candidates(question: str, db: Database, vocab: Vocabulary, context=No
                     c.how.setdefault(row["name"], f"company: full-text ({row['score']:.2f})")
         except Exception:  # noqa: BLE001 - a missing index must not stop the question
             pass
-    types, type_how, _topic = planner.link_clause_types(question)
+    types, type_how, _topic = type_links.link_clause_types(question)
     c.clause_types = list(types)
     c.how.update({t: f"clause type: {why}" for t, why in type_how.items()})
     c.countries = list(linking.match_values(question, linking.alias_map(vocab, "countries")))

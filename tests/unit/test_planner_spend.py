@@ -118,7 +118,7 @@ def test_grouped_and_history_answers():
 ])
 def test_only_money_is_read_as_a_spend_amount(question, expect):
     """A bare number that is a share, a time or a count of things is no spend filter."""
-    from core.retrieval.planner import parse_spend
+    from core.retrieval.spend_terms import parse_spend
 
     assert parse_spend(question, 250_000)[:2] == expect
 
