@@ -5,8 +5,8 @@ industries, cities, laws, clause types, spend years), so a filter can never sile
 nothing because of spelling. Unmappable questions get a plain "I could not map this" plan
 with suggestions instead of a guess.
 
-A question is planned in three steps: `extract_facts` reads it once into `QuestionFacts`,
-`inherit_context` completes a follow-up from the session, and `route` takes the first rule of
+A question is planned in three steps: `extract_facts` reads it once into `QuestionFacts`
+(`facts`), `inherit_context` completes a follow-up from the session (`follow_up`), and `route` takes the first rule of
 the `ROUTES` table that applies. The table is the routing policy, read top to bottom; its order
 matters (a named company outranks a clause type, a clause type outranks a topic).
 
@@ -16,18 +16,19 @@ its agreement conditions (dates, governing law, positions) by `conditions`.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
-from functools import cached_property
+from dataclasses import dataclass
 from typing import Any, Callable
 
 from core.config import settings
 from core.graph.vocabulary import Vocabulary
 from core.retrieval import conditions as cond
-from core.retrieval.spend_terms import (SPEND_DOWN, SPEND_UP, SUM_WORDS, SpendFacts, parse_spend, parse_year, parse_years,
-                                         read_spend_question)
+from core.retrieval.facts import QuestionFacts, word_tokens
+from core.retrieval.follow_up import SessionContext, inherit_context
 from core.retrieval.linking import (CJK, STOPWORDS, alias_map, fuzzy_values, lexicon, link_agreement_by_service,
                                     link_company_spans, link_sla_ids, mask_spans, match_values, normalize,
                                     region_countries)
+from core.retrieval.spend_terms import (SPEND_DOWN, SPEND_UP, SUM_WORDS, SpendFacts, parse_spend, parse_year, parse_years,
+                                         read_spend_question)
 from core.retrieval.type_links import TOPIC, link_clause_types, narrowed_types
 from core.types import RETRIEVAL_MODES, SEARCH_MODES, Intent, Mode, Plan, PlanParams
 
@@ -56,9 +57,6 @@ COMPANY_SUBJECT = re.compile(
     r"^\W*(who|whom)\b(?=.*\b(we|us|our)\b)|"   # "who can we ...", "who lets us ...": our counterparties
     r"哪些|哪家|哪几家|供应商|公司", re.I)
 CLAUSE_WORDS = re.compile(r"\b(clauses?|provisions?|sections?|terms?|wording|text)\b|条款|规定|内容", re.I)
-ANAPHORA = re.compile(
-    r"^\s*(and|also|what about|how about|then|same for|and for)\b|\b(their|its|they|them|that supplier|"
-    r"this supplier|that company|this company|the same|it|that clause|this clause|that one)\b|^\s*(那|那么|还有)|它|他们|该公司|这家|那家|其|该条|这条|那条", re.I)
 POSITION_AFTER = re.compile(r"\b(after|following|follows|follow|next to|succeeding|succeeds)\b|之后|后面|下一条|下一个|紧接", re.I)
 POSITION_BEFORE = re.compile(r"\b(before|preced(?:es|e|ed|ing)|prior to|previous to|ahead of|in front of)\b|之前|前面|上一条|上一个", re.I)
 # "every supplier" compares across them, unless a relative clause picks some ("every supplier
@@ -68,38 +66,13 @@ COMPARE = re.compile(r"\b(compare|comparison|across|(?:all suppliers|every suppl
 # "our biggest suppliers" with no number: the high-spend group (a number makes it a ranking: RANKED)
 KEY_SUPPLIERS = re.compile(r"\b(?:biggest|largest|major|key|main|principal|most important|critical)\s+"
                            r"(?:suppliers?|vendors?|providers?)\b|重要供应商|主要供应商|核心供应商|大供应商", re.I)
-WORDING = re.compile(r"\b(mention|mentions|mentioning|contain|contains|containing|wording|phrase|word|words|"
-                     r"refer to|refers to|referring to|talk about|talks about)\b|提到|包含|提及",
-                     re.I)
 
 HOW_MUCH = re.compile(r"\bhow much\b|多少|几何", re.I)
 
 
 
-@dataclass
-class SessionContext:
-    """What a follow-up question may refer back to."""
-
-    companies: list[str] = field(default_factory=list)
-    sla_ids: list[str] = field(default_factory=list)
-    clause_types: list[str] = field(default_factory=list)
-    filters: dict[str, Any] = field(default_factory=dict)
-    clause_ids: list[str] = field(default_factory=list)   # the clauses the last answer cited
-    last_intent: str | None = None
-    turns: int = 0
-
-    def to_dict(self) -> dict:
-        return {"companies": self.companies, "sla_ids": self.sla_ids, "clause_types": self.clause_types,
-                "filters": self.filters, "clause_ids": self.clause_ids, "last_intent": self.last_intent,
-                "turns": self.turns}
-
-    @classmethod
-    def from_dict(cls, d: dict) -> "SessionContext":
-        return cls(**{k: d.get(k, v) for k, v in cls().to_dict().items()})
 
 
-def _words(text: str) -> list[str]:
-    return re.findall(r"[a-z0-9][a-z0-9&.\-']*", text.lower())
 
 
 # "X but no Y", "with X and without Y", "有X但没有Y": the types on the side without a negation
@@ -187,8 +160,6 @@ COUNTS_AGREEMENTS = re.compile(
 LAW_WORDS = re.compile(r"\blaws?\b|governed|jurisdiction|法律|管辖|适用", re.I)
 ABOUT_WORDS = re.compile(r"\b(about|regarding|concerning|mention)", re.I)
 ALL_WORDS = re.compile(r"\b(all|every|each)\b|所有|全部")
-# an apostrophe after a letter is a possessive ("suppliers' clauses"), not an opening quote
-QUOTED = re.compile(r"\"([^\"]{2,80})\"|(?<![A-Za-z0-9])'([^']{2,80})'(?![A-Za-z0-9])|[“「『]([^”」』]{2,80})[”」』]")
 NEIGHBOUR_ANCHOR = re.compile(r"\b(?:after|before|following|follows|precedes|preceding|ahead of|in front of)\s+(?:the\s+)?"
                               r"(?:[\"'“‘]([^\"'”’]{2,80})[\"'”’]|(.+?)(?:\s+(?:clause|section|provision))?\s+(?:in|of|within|at|for|from)\s+)", re.I)
 SUGGESTIONS = (
@@ -199,94 +170,6 @@ SUGGESTIONS = (
     "Clauses of technology suppliers about restoring data after an outage.",
 )
 
-
-@dataclass
-class QuestionFacts:
-    """Everything the routing rules look at, read from the question once (and, for a follow-up,
-    completed from the session), so each rule is a short predicate over named facts."""
-
-    q: str                                   # the normalised question
-    language: str
-    companies: list[str]
-    sla_ids: list[str]
-    types: list[str]
-    topic: str | None                        # what the question is about, when no type was read into it
-    countries: dict[str, str]                # graph value -> the phrase that named it
-    industries: dict[str, str]
-    cities: dict[str, str]
-    laws: dict[str, str]
-    spend_min: float | None
-    spend_max: float | None
-    year: int | None                         # a spend year named in the question
-    linked: dict[str, Any]                   # how each entity was recognised (shown in the plan)
-    negated: bool
-    counting: bool
-    summing: bool
-    counts_agreements: bool
-    wants_companies: bool
-    yes_no: bool
-    after: bool                              # position words: "the clause after ..."
-    before: bool
-    forced_mode: Mode | None = None
-    law_scope: str | None = None             # "foreign" / "home": the agreement's law vs the supplier's country
-    any_gap: bool = False                    # a gap in any of the types (a gap report), not in all of them
-    exclude_companies: dict[str, str] = field(default_factory=dict)   # named to be left out -> the words
-    spend_change: str | None = None          # "up" / "down": the spend year against the year before it
-    spend_from_year: int | None = None
-    agreements_min: int | None = None        # "suppliers with more than one contract": at least 2
-    agreements_max: int | None = None
-    agreement_rank: tuple[str, int] | None = None   # ("earliest" | "latest", n): agreements ranked by date
-    date_from: str | None = None             # the agreements' effective-date window (read_conditions)
-    date_to: str | None = None
-    categories: dict[str, str] = field(default_factory=dict)   # spend category -> the phrase that named it
-    asks_spend: bool = False                 # the question is about spend figures
-    years: list[int] = field(default_factory=list)   # every spend year named (several: "2023 and 2024")
-    top: int | None = None                   # "top 5 suppliers by spend": how many
-    top_named: int | None = None             # the number a ranking names ("our 3 biggest suppliers")
-    spend_lowest: bool = False               # the ranking starts from the smallest spend
-    asked_of_document: str | None = None     # content words left once names and scaffolding are gone
-    group_by: str | None = None              # "spend by country": country | industry | category
-    previous_clause_ids: list[str] = field(default_factory=list)   # the clauses the last answer cited
-    position: int | None = None              # "the third clause": 3; "the last clause": -1
-    inherited: list[str] = field(default_factory=list)             # what came from the session
-    meaning_tried: bool = False              # the question's meaning was embedded once already
-
-    @property
-    def named(self) -> bool:
-        return bool(self.companies or self.sla_ids)
-
-    @property
-    def positional(self) -> bool:
-        return self.after or self.before
-
-    @property
-    def direction(self) -> str:
-        return "before" if self.before and not self.after else "after"
-
-    @property
-    def has_filters(self) -> bool:
-        return bool(self.countries or self.industries or self.cities or self.laws or self.spend_min is not None
-                    or self.spend_max is not None or self.date_from or self.date_to or self.law_scope
-                    or self.agreements_min or self.agreements_max or self.spend_change or self.exclude_companies)
-
-    @property
-    def quoted(self) -> list[str]:
-        return [next(g for g in m.groups() if g) for m in QUOTED.finditer(self.q)]
-
-    @property
-    def wording(self) -> re.Match | None:
-        return WORDING.search(self.q)
-
-    @cached_property
-    def text_query(self) -> str | None:
-        """The words to search for when no clause type was named: quoted words, the topic, what
-        follows "mention ...", else the question without its filters and scaffolding."""
-        q, wording, quoted = self.q, self.wording, self.quoted
-        filter_phrases = [ph for key in ("countries", "industries", "cities", "governing_law")
-                          for ph in (self.linked.get(key) or {}).values()]
-        return (quoted[0] if quoted else None) or self.topic or (
-            q[wording.end():].strip(" ?.!。？") if wording and len(q[wording.end():].split()) >= 1 else None) \
-            or _semantic_text(q, filter_phrases) or _residual_topic(q)
 
 
 # a greeting, a lead-in or thanks around the question ("Hi, could you tell me does X ...? Thanks!"):
@@ -600,83 +483,6 @@ def _wants_companies(q: str) -> bool:
     return bool(WANTS_COMPANIES_EN.search(q)) and not ASKS_FOR_CLAUSES.search(q)
 
 
-FOLLOW_UP_LEAD = re.compile(r"^\s*(and|also|what about|how about|then|same for|and for)\b|^\s*(那|那么|还有)", re.I)
-# a pronoun that points inside the question ("suppliers ... if they go bankrupt") refers to
-# nothing in the conversation
-OWN_ANTECEDENT = re.compile(
-    r"\b(suppliers?|vendors?|compan(?:y|ies)|providers?|firms?|partners?|agreements?|contracts?|clauses?|"
-    r"provisions?|part(?:y|ies))\b.*\b(their|its|they|them|it)\b|(供应商|公司|协议|合同|条款).*(它|他们|其)", re.I)
-_FILTER_KEYS = (("countries", "countries"), ("industries", "industries"), ("cities", "cities"))
-
-
-def is_follow_up(q: str) -> bool:
-    """A question that leans on the previous turn: it opens like a follow-up ("and their ...",
-    "那它的…"), or uses a pronoun with nothing in the question itself to refer to."""
-    if FOLLOW_UP_LEAD.search(q):
-        return True
-    if not ANAPHORA.search(q):
-        return False
-    return not OWN_ANTECEDENT.search(q)
-
-
-def inherit_context(f: QuestionFacts, context: SessionContext | None) -> QuestionFacts:
-    """A follow-up ("and their liability clause?") takes from the session only what it refers
-    to and leaves out itself: companies, clause types, each attribute filter. A complete new
-    question (no follow-up wording, or its pronouns point inside itself) starts a new topic."""
-    f.previous_clause_ids = list(context.clause_ids) if context else []
-    if not (context and context.turns):
-        return f
-    if not is_follow_up(f.q):
-        if ANAPHORA.search(f.q):
-            f.linked["new_topic"] = "nothing inherited: the question's pronouns refer to its own subject"
-        return f
-    taken: dict[str, Any] = {}
-    own_filters = bool(f.countries or f.industries or f.cities or f.laws or f.spend_min is not None
-                       or f.spend_max is not None)
-    if not f.companies and not f.sla_ids and not own_filters and (context.companies or context.sla_ids):
-        f.companies, f.sla_ids = list(context.companies), list(context.sla_ids)
-        taken["companies"] = f.companies + f.sla_ids
-    if not f.types and context.clause_types and not _own_topic(f):
-        f.types, f.topic = list(context.clause_types), None
-        taken["clause types"] = f.types
-    if not f.companies and context.filters:
-        taken.update(_inherit_filters(f, context.filters))
-    for key in taken:
-        label = key if key in ("companies", "clause types") else "filters"
-        if label not in f.inherited:
-            f.inherited.append(label)
-    if f.inherited:
-        f.linked["from_session"] = f.inherited
-        f.linked["inherited"] = {k: ", ".join(map(str, v)) if isinstance(v, list) else v for k, v in taken.items()}
-    return f
-
-
-def _own_topic(f: QuestionFacts) -> bool:
-    """The question has a topic of its own, not just the filters it names ("what about
-    suppliers in France?" has none: it asks the previous question of other suppliers)."""
-    if not f.topic:
-        return False
-    phrases = [ph for key in ("countries", "industries", "cities", "governing_law")
-               for ph in (f.linked.get(key) or {}).values()]
-    return _semantic_text(FOLLOW_UP_LEAD.sub(" ", f.topic), phrases) is not None or \
-        (len(f.topic.split()) == 1 and f.topic.lower() not in {ph.lower() for ph in phrases})
-
-
-def _inherit_filters(f: QuestionFacts, prior: dict[str, Any]) -> dict[str, Any]:
-    """Each previous filter the follow-up does not set itself ("what about German ones?" keeps
-    the spend threshold and replaces the country)."""
-    taken: dict[str, Any] = {}
-    for attr, key in _FILTER_KEYS:
-        if not getattr(f, attr) and prior.get(key):
-            setattr(f, attr, {c: c for c in prior[key]})
-            taken[key] = list(prior[key])
-    if f.spend_min is None and f.spend_max is None:
-        for key in ("spend_min", "spend_max"):
-            if prior.get(key) is not None:
-                setattr(f, key, prior[key])
-                taken[key] = prior[key]
-    return taken
-
 
 def base_plan_params(f: QuestionFacts, vocab: Vocabulary) -> PlanParams:
     """The parameters every route shares; a route adds its own (gap, direction, text ...)."""
@@ -786,7 +592,7 @@ def _has_content(text: str | None) -> bool:
         return False
     if CJK.search(text):
         return len(ZH_SCAFFOLD.sub("", text)) >= 2
-    words = [w for w in _words(text) if w not in STOPWORDS and w not in RELATION_WORDS and not w.isdigit()]
+    words = [w for w in word_tokens(text) if w not in STOPWORDS and w not in RELATION_WORDS and not w.isdigit()]
     return len(words) >= 1
 
 
@@ -977,29 +783,7 @@ def _route_by_meaning(f: QuestionFacts, params: PlanParams) -> tuple[Rule, Inten
     return route(f)
 
 
-def inherited_keys(linked: dict) -> list[str]:
-    return list(linked.get("from_session") or [])
 
-
-SCAFFOLD = re.compile(
-    r"\b(which|what|who|whom|show|list|find|give|me|all|any|the|of|in|among|from|for|clauses?|provisions?|sections?|"
-    r"suppliers?|vendors?|compan(?:y|ies)|providers?|agreements? of|contracts? of|high[- ]spend(?:ing)?|"
-    r"do|does|that|whose|our)\b|[?？。!.]", re.I)
-
-
-def _semantic_text(q: str, filter_phrases: list[str]) -> str | None:
-    """The question without its filters and scaffolding: what the clauses should be about."""
-    text = q
-    for ph in sorted(filter_phrases, key=len, reverse=True):
-        text = re.sub(r"(?<![A-Za-z])" + re.escape(ph) + r"(?![A-Za-z])", " ", text, flags=re.I)
-    text = SCAFFOLD.sub(" ", text)
-    text = re.sub(r"\s+", " ", text).strip(" ,;:")
-    return text if len(text.split()) >= 2 or (CJK.search(text) and len(text) >= 2) else None
-
-
-def _residual_topic(q: str) -> str | None:
-    words = [w for w in _words(q) if w not in STOPWORDS and not w.isdigit()]
-    return " ".join(words) if len(words) >= 2 else None
 
 
 # ---------------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ import threading
 from pathlib import Path
 
 from core.config import settings
-from core.retrieval.planner import SessionContext
+from core.retrieval.follow_up import SessionContext
 from core.types import Intent, Plan, Result
 
 _SESSION_ID = re.compile(r"^[A-Za-z0-9_.\-]{1,64}$")

@@ -3,7 +3,8 @@ out; a complete new question starts a new topic; the plan says what was carried 
 from __future__ import annotations
 
 from tests.unit.vocabularies import two_suppliers
-from core.retrieval.planner import SessionContext, is_follow_up, plan_question
+from core.retrieval.follow_up import SessionContext, is_follow_up
+from core.retrieval.planner import plan_question
 from core.types import Intent
 
 VOCAB = two_suppliers()

@@ -16,7 +16,8 @@ from core.errors import ClauseGraphError
 from core.graph.vocabulary import Vocabulary
 from tests.unit.vocabularies import two_suppliers
 from core.retrieval import planner
-from core.retrieval.planner import ROUTES, SessionContext, plan_question
+from core.retrieval.follow_up import SessionContext
+from core.retrieval.planner import ROUTES, plan_question
 from core.types import ASKABLE_MODES, RESULT_MODES, RETRIEVAL_MODES, Intent, Mode, Plan, PlanParams, Result
 
 VOCAB = two_suppliers()
