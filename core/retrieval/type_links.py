@@ -176,7 +176,6 @@ def link_clause_types(question: str, by_meaning: bool = True) -> tuple[list[str]
                 found.setdefault(tname, f"keyword '{tail}'")
                 break
     _drop_topic_details(question, found)
-    found = narrowed_types(question, found)
     # Described types: "<phrase> clause" where the phrase is no known name, e.g. "ending the agreement clause".
     topic = None
     for m in re.finditer(r"((?:[a-z\-']+\s+){1,4})(clauses?|provisions?)\b", q):
@@ -218,6 +217,8 @@ def link_clause_types(question: str, by_meaning: bool = True) -> tuple[list[str]
             if tname:
                 found[tname] = f"meaning of '{topic}' ({sim:.2f})"
                 topic = None
+    # last, so that a type read from the topic or by meaning is narrowed as a named one is
+    found = narrowed_types(question, found)
     return list(found), found, topic
 
 

@@ -716,3 +716,19 @@ def test_a_type_linked_by_meaning_is_narrowed_by_the_questions_wording():
     assert plan.params.types == ["Termination for Convenience"] and "meaning of" in how and "narrowed by 'at any time'" in how
     assert plan_question("Which vendors let us exit the contract?", VOCAB).params.types == ["Termination"]
 
+
+
+@pytest.mark.parametrize("question, how", [
+    # "<phrase> clause" linked by meaning, and a type keyword inside an "about ..." topic: both are
+    # read after the named types, and are narrowed by the question's wording as those are
+    ("Which suppliers have a contract ending clause that applies without cause?", "meaning of 'ending'"),
+    ("Show clauses about ending the agreement without cause", "topic 'ending the agreement'"),
+])
+def test_a_type_read_from_a_described_clause_or_a_topic_is_narrowed(question, how):
+    plan = plan_question(question, VOCAB)
+    assert plan.params.types == ["Termination for Convenience"]
+    why = plan.linked["clause_types"]["Termination for Convenience"]
+    assert how in why and "narrowed by 'without cause'" in why
+    # without the narrowing words, the general type
+    plain = plan_question(question.replace(" that applies without cause", "").replace(" without cause", ""), VOCAB)
+    assert plain.params.types == ["Termination"]
