@@ -177,7 +177,6 @@ def link_clause_types(question: str, by_meaning: bool = True) -> tuple[list[str]
                 break
     _drop_topic_details(question, found)
     # Described types: "<phrase> clause" where the phrase is no known name, e.g. "ending the agreement clause".
-    topic = None
     for m in re.finditer(r"((?:[a-z\-']+\s+){1,4})(clauses?|provisions?)\b", q):
         words = [w for w in m.group(1).split() if not PHRASE_STOP.fullmatch(w)]
         phrase = " ".join(words)
@@ -189,37 +188,45 @@ def link_clause_types(question: str, by_meaning: bool = True) -> tuple[list[str]
             if tname and tname not in found:
                 found[tname] = f"meaning of '{phrase}' ({sim:.2f})"
                 named.append(phrase)
-    t = TOPIC.search(question)
-    if t:
-        # "关于数据备份的条款": the topic is 数据备份; "的条款" only says clauses are wanted and,
-        # searched for, ranks any clause that repeats 条款 (the re-ranker's term coverage)
-        topic = ZH_TOPIC_TAIL.sub("", (t.group(2) or t.group(3) or t.group(4) or "").strip(" ?.!。？")) or None
-        if topic and not found:
-            tl = topic.lower()
-            for phrase, tname, weight in _type_phrases_longest_first():
-                if phrase not in tl and phrase not in topic:
-                    continue
-                if (CJK.search(phrase) and phrase in topic) or (
-                        not CJK.search(phrase) and re.search(r"(?<![a-z])" + re.escape(phrase) + r"(?:s|es)?(?![a-z])", tl)):
-                    if _carries_topic(phrase, tl):
-                        found[tname] = f"topic '{phrase}'"
-                        break
-            if not found and CJK.search(topic) and len(topic) >= 2:
-                # "关于责任": a topic that is part of one type's Chinese keywords only (责任限制, 违约责任)
-                hits = {tname for p_, tname, _w in _type_phrases() if CJK.search(p_) and topic in p_}
-                if len(hits) == 1:
-                    found[hits.pop()] = f"topic '{topic}'"
-            if found:
-                topic = None
-        # a longer topic is searched, not typed (articles and such do not make it longer)
-        if by_meaning and topic and not found and len([w for w in topic.split() if not PHRASE_STOP.fullmatch(w)]) <= 3:
-            tname, sim = semantic_type(topic, threshold=0.62)
-            if tname:
-                found[tname] = f"meaning of '{topic}' ({sim:.2f})"
-                topic = None
+    topic = _type_the_topic(question, found, by_meaning)
     # last, so that a type read from the topic or by meaning is narrowed as a named one is
     found = narrowed_types(question, found)
     return list(found), found, topic
+
+
+def _type_the_topic(question: str, found: dict[str, str], by_meaning: bool) -> str | None:
+    """The "about ..." topic, typed into `found` (in place) when a type's words carry it or,
+    for a short one, its meaning is close to a type; the topic left to search, else None."""
+    t = TOPIC.search(question)
+    if not t:
+        return None
+    # "关于数据备份的条款": the topic is 数据备份; "的条款" only says clauses are wanted and,
+    # searched for, ranks any clause that repeats 条款 (the re-ranker's term coverage)
+    topic = ZH_TOPIC_TAIL.sub("", (t.group(2) or t.group(3) or t.group(4) or "").strip(" ?.!。？")) or None
+    if topic and not found:
+        tl = topic.lower()
+        for phrase, tname, weight in _type_phrases_longest_first():
+            if phrase not in tl and phrase not in topic:
+                continue
+            if (CJK.search(phrase) and phrase in topic) or (
+                    not CJK.search(phrase) and re.search(r"(?<![a-z])" + re.escape(phrase) + r"(?:s|es)?(?![a-z])", tl)):
+                if _carries_topic(phrase, tl):
+                    found[tname] = f"topic '{phrase}'"
+                    break
+        if not found and CJK.search(topic) and len(topic) >= 2:
+            # "关于责任": a topic that is part of one type's Chinese keywords only (责任限制, 违约责任)
+            hits = {tname for p_, tname, _w in _type_phrases() if CJK.search(p_) and topic in p_}
+            if len(hits) == 1:
+                found[hits.pop()] = f"topic '{topic}'"
+        if found:
+            topic = None
+    # a longer topic is searched, not typed (articles and such do not make it longer)
+    if by_meaning and topic and not found and len([w for w in topic.split() if not PHRASE_STOP.fullmatch(w)]) <= 3:
+        tname, sim = semantic_type(topic, threshold=0.62)
+        if tname:
+            found[tname] = f"meaning of '{topic}' ({sim:.2f})"
+            topic = None
+    return topic
 
 
 @lru_cache(maxsize=1)
