@@ -49,7 +49,13 @@ def normalize(text: str) -> str:
     Chinese read as Simplified (the lexicon's and the taxonomy's script)."""
     text = to_simplified(unicodedata.normalize("NFKC", text))
     text = text.replace("’", "'").replace("‘", "'").replace("“", '"').replace("”", '"')
+    text = SHORTHAND_WITHOUT.sub("without", SHORTHAND_WITH.sub("with", text))
     return re.sub(r"\s+", " ", text).strip()
+
+
+# the note-taker's "w/o" and "w/" ("suppliers w/o a termination clause"), read as the words they stand for
+SHORTHAND_WITHOUT = re.compile(r"(?<![A-Za-z0-9/])w/o(?![A-Za-z0-9/])", re.I)
+SHORTHAND_WITH = re.compile(r"(?<![A-Za-z0-9/])w/(?=\s)", re.I)
 
 
 @lru_cache(maxsize=1)
@@ -346,7 +352,10 @@ def _service_words(name: str) -> set[str]:
 
 def link_agreement_by_service(question: str, vocab: Vocabulary, companies: list[str]) -> tuple[str, str] | None:
     """One of a named company's several agreements, named by a word of its service that none
-    of the company's other agreements has ("Alpenkraft's backup agreement"): (id, how)."""
+    of the company's other agreements has ("Alpenkraft's backup agreement"): (id, how). With no
+    company named, an agreement named by its service alone (`_agreement_named_by_its_service`)."""
+    if not companies:
+        return _agreement_named_by_its_service(question, vocab)
     if len(companies) != 1:
         return None
     own = [a for a in vocab.agreements if a.get("company") == companies[0] and a.get("service_name")]
@@ -364,6 +373,42 @@ def link_agreement_by_service(question: str, vocab: Vocabulary, companies: list[
         return None
     sla_id, said = next(iter(hits.items()))
     return sla_id, f"service word '{said[0]}'"
+
+
+
+# the words right before "agreement" / "contract" / "SLA" ("the lab analytics platform agreement")
+_BEFORE_AGREEMENT_NOUN = re.compile(r"((?:[A-Za-z][A-Za-z\-]*\s+){1,6})(?:agreements?|contracts?|slas?)\b", re.I)
+
+
+def _matches_service_word(asked: str, service_word: str) -> bool:
+    """The same word, or its abbreviation: three letters or more that begin it ("lab", "mgmt" not)."""
+    return asked == service_word or (len(asked) >= 3 and service_word.startswith(asked))
+
+
+def _agreement_named_by_its_service(question: str, vocab: Vocabulary) -> tuple[str, str] | None:
+    """An agreement named by its service and no company ("the liability terms in the lab analytics
+    platform agreement"): the words just before "agreement" (or "contract", "SLA"), read back to the
+    first word that is not in the service's name, are at least two of its words and at least half of
+    them, and name one agreement only. Fewer words name a kind of agreement, not one of ours."""
+    hits: dict[str, list[str]] = {}
+    for m in _BEFORE_AGREEMENT_NOUN.finditer(question):
+        words = [w.lower() for w in m.group(1).split()]
+        for a in vocab.agreements:
+            service = [w.lower().rstrip("s") for w in re.findall(r"[A-Za-z][A-Za-z\-]{2,}", a.get("service_name") or "")
+                       if w.lower() not in STOPWORDS]
+            said = []
+            for w in reversed(words):
+                if w in STOPWORDS:   # "logistics and warehousing": read past, not counted
+                    continue
+                if not any(_matches_service_word(w.rstrip("s"), sw) for sw in service):
+                    break
+                said.append(w)
+            if len(said) >= 2 and 2 * len(said) >= len(service):
+                hits[a["id"]] = said[::-1]
+    if len(hits) != 1:
+        return None
+    sla_id, said = next(iter(hits.items()))
+    return sla_id, f"service name '{' '.join(said)}'"
 
 
 _ALIAS_CACHE: dict[tuple[int, str], tuple[Vocabulary, dict[str, str]]] = {}

@@ -260,6 +260,23 @@ def test_a_service_word_names_one_of_a_companys_agreements():
     assert plan_question("What does Alpenkraft's service agreement say about liability?", vocab).params.sla_ids == []
 
 
+
+def test_an_agreement_named_by_its_service_alone_is_that_agreement():
+    vocab = two_suppliers(agreements=[
+        {"id": "SLA-001", "company": "Kestrel Logistics GmbH", "service_name": "Laboratory Analytics Platform"},
+        {"id": "SLA-002", "company": "Belmira Payments SA", "service_name": "Contract Logistics and Warehousing"}])
+    # "lab" abbreviates "laboratory"; the words before "agreement" are read back to the first that is no service word
+    p = plan_question("What are the liability terms in the lab analytics platform agreement?", vocab)
+    assert p.params.sla_ids == ["SLA-001"] and p.params.types == ["Liability"] and p.intent == Intent.DOCUMENT_TYPE
+    assert p.linked["agreements"]["SLA-001"] == "service name 'lab analytics platform'"
+    # "and" is read past; "SLA" and "contract" anchor as "agreement" does
+    assert plan_question("Show the logistics and warehousing contract", vocab).params.sla_ids == ["SLA-002"]
+    # one word, or under half of the service's words, names a kind of agreement, not one of ours
+    for question in ("Which suppliers have a platform agreement?", "Show every analytics SLA",
+                     "Which suppliers have a liability clause in their agreement?"):
+        assert plan_question(question, vocab).params.sla_ids == [], question
+
+
 def test_a_negated_verb_about_what_suppliers_promise_is_a_gap():
     facts = planner.inherit_context(planner.extract_facts("Which suppliers don't promise any uptime?", VOCAB), None)
     assert facts.negated
@@ -732,3 +749,9 @@ def test_a_type_read_from_a_described_clause_or_a_topic_is_narrowed(question, ho
     # without the narrowing words, the general type
     plain = plan_question(question.replace(" that applies without cause", "").replace(" without cause", ""), VOCAB)
     assert plain.params.types == ["Termination"]
+
+
+def test_note_shorthand_w_slash_o_reads_as_without():
+    p = plan_question("suppliers w/o termination clause", VOCAB)
+    assert p.intent == Intent.GAP and p.params.types == ["Termination"]
+    assert plan_question("vendors w/ a liability clause", VOCAB).intent == Intent.PRESENCE
