@@ -387,23 +387,27 @@ def _matches_service_word(asked: str, service_word: str) -> bool:
 
 def _agreement_named_by_its_service(question: str, vocab: Vocabulary) -> tuple[str, str] | None:
     """An agreement named by its service and no company ("the liability terms in the lab analytics
-    platform agreement"): the words just before "agreement" (or "contract", "SLA"), read back to the
-    first word that is not in the service's name, are at least two of its words and at least half of
-    them, and name one agreement only. Fewer words name a kind of agreement, not one of ours."""
+    platform agreement", "the colocation agreement"): the words just before "agreement" (or
+    "contract", "SLA"), read back to the first word that is not in the service's name, are at least
+    half of its words, and name one agreement only. One word must be the whole word, not an
+    abbreviation. "Service" names no service (every agreement here is a service agreement), and
+    fewer words name a kind of agreement ("a platform agreement"), not one of ours."""
     hits: dict[str, list[str]] = {}
     for m in _BEFORE_AGREEMENT_NOUN.finditer(question):
         words = [w.lower() for w in m.group(1).split()]
         for a in vocab.agreements:
-            service = [w.lower().rstrip("s") for w in re.findall(r"[A-Za-z][A-Za-z\-]{2,}", a.get("service_name") or "")
-                       if w.lower() not in STOPWORDS]
+            service = [w for w in (w.lower().rstrip("s") for w in re.findall(r"[A-Za-z][A-Za-z\-]{2,}",
+                                                                               a.get("service_name") or ""))
+                       if w not in STOPWORDS and w != "service"]
             said = []
             for w in reversed(words):
-                if w in STOPWORDS:   # "logistics and warehousing": read past, not counted
+                if w in STOPWORDS or w.rstrip("s") == "service":   # "logistics and warehousing": read past
                     continue
                 if not any(_matches_service_word(w.rstrip("s"), sw) for sw in service):
                     break
                 said.append(w)
-            if len(said) >= 2 and 2 * len(said) >= len(service):
+            whole = len(said) >= 2 or (said and said[0].rstrip("s") in service and len(said[0]) >= 4)
+            if whole and 2 * len(said) >= len(service):
                 hits[a["id"]] = said[::-1]
     if len(hits) != 1:
         return None

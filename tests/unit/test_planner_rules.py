@@ -264,16 +264,20 @@ def test_a_service_word_names_one_of_a_companys_agreements():
 def test_an_agreement_named_by_its_service_alone_is_that_agreement():
     vocab = two_suppliers(agreements=[
         {"id": "SLA-001", "company": "Kestrel Logistics GmbH", "service_name": "Laboratory Analytics Platform"},
-        {"id": "SLA-002", "company": "Belmira Payments SA", "service_name": "Contract Logistics and Warehousing"}])
+        {"id": "SLA-002", "company": "Belmira Payments SA", "service_name": "Contract Logistics and Warehousing"},
+        {"id": "SLA-003", "company": "Belmira Payments SA", "service_name": "Colocation Services"}])
     # "lab" abbreviates "laboratory"; the words before "agreement" are read back to the first that is no service word
     p = plan_question("What are the liability terms in the lab analytics platform agreement?", vocab)
     assert p.params.sla_ids == ["SLA-001"] and p.params.types == ["Liability"] and p.intent == Intent.DOCUMENT_TYPE
     assert p.linked["agreements"]["SLA-001"] == "service name 'lab analytics platform'"
     # "and" is read past; "SLA" and "contract" anchor as "agreement" does
     assert plan_question("Show the logistics and warehousing contract", vocab).params.sla_ids == ["SLA-002"]
-    # one word, or under half of the service's words, names a kind of agreement, not one of ours
+    # one whole word that is half the service's name or more ("service" is no part of it)
+    assert plan_question("What does the colocation agreement say about liability?", vocab).params.sla_ids == ["SLA-003"]
+    # under half of the service's words names a kind of agreement, not one of ours; so does "service"
     for question in ("Which suppliers have a platform agreement?", "Show every analytics SLA",
-                     "Which suppliers have a liability clause in their agreement?"):
+                     "Which suppliers have a liability clause in their agreement?", "Which suppliers have a service agreement?",
+                     "Show the colo agreement"):
         assert plan_question(question, vocab).params.sla_ids == [], question
 
 

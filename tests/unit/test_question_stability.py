@@ -13,7 +13,8 @@ ROOT = Path(__file__).resolve().parents[2]
 QUESTIONS = ROOT / "eval" / "questions"
 SETS = {
     "data/demo": ["demo", "paraphrase-demo", "probe-demo", "probe-demo-2", "probe-demo-zh"],
-    "tests/fixtures/heldout_corpus": ["probe-heldout", "probe-heldout-2", "probe-heldout-3", "probe-heldout-zh"],
+    "tests/fixtures/heldout_corpus": ["probe-heldout", "probe-heldout-2", "probe-heldout-3", "probe-heldout-4",
+                                      "probe-heldout-zh"],
     "tests/fixtures/paraphrase_corpus": ["paraphrase-corpus2", "probe-corpus2", "probe-corpus2-2", "probe-corpus2-3",
                                          "probe-corpus2-4", "probe-corpus2-zh"],
 }
