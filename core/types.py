@@ -144,6 +144,7 @@ class PlanParams:
     anchor_ids: list[str] | None = None   # next_clause: the clause just shown
     anchor_text: str | None = None    # next_clause: words naming the clause to start from
     position: int | None = None       # position: 1-based place of the clause in its agreement, -1 = the last
+    numbered: bool | None = None      # position: the number a heading carries ("section 3"), else the place
     text: str | None = None           # search text (topic, quoted words, the question)
     spend_categories: list[str] | None = None   # spend questions: only these categories' spend
     spend_years: list[int] | None = None   # spend_history: several named years ("2023 and 2024")

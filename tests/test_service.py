@@ -590,3 +590,21 @@ def test_where_a_named_supplier_is_based(graph):
     assert r.evidence_companies == ["Alpenkraft Datacenter AG"] and "LOCATED_AT" in r.cypher, r.answer
     assert a["street"] in r.answer and a["city"] in r.answer, r.answer
     assert graph.read(r.cypher, r.params) == r.rows
+
+
+def test_a_section_named_by_its_number_is_the_clause_whose_heading_carries_it(graph):
+    """"Section 4", "Article 4", "第6条" name the clause whose heading carries the number, in
+    whatever style the contract numbers its headings; an agreement whose headings carry no numbers
+    gets the clause in that place, and a warning says so."""
+    colocation = ask("What does section 4 of Alpenkraft's colocation agreement say?", db=graph, log=False)
+    assert colocation.plan.intent == "position" and colocation.plan.params.numbered, colocation.plan
+    assert [e.clause_id for e in colocation.evidence] == ["AGR-04#4"], colocation.answer   # "Section 4 Planned Works"
+    assert colocation.answer.startswith("Section 4 of") and not colocation.warnings
+    kestrel = ask("Show Article 4 of the Kestrel agreement", db=graph, log=False)   # "## 4. Information Security"
+    assert [e.clause_id for e in kestrel.evidence] == ["AGR-07#4"], kestrel.answer
+    lianhua = ask("莲华合同的第6条是什么？", db=graph, log=False)   # "第6条 赔偿责任上限"
+    assert [e.clause_id for e in lianhua.evidence] == ["AGR-03#6"], lianhua.answer
+    # Nordhavn's schedule has unnumbered headings ("### Help Desk"): the third clause, said to be a place
+    nordhavn = ask("What is in section 3 of Nordhavn's agreement?", db=graph, log=False)
+    assert [e.clause_id for e in nordhavn.evidence] == ["AGR-02#3"], nordhavn.answer
+    assert any("no heading of AGR-02 is numbered 3" in w for w in nordhavn.warnings), nordhavn.warnings

@@ -538,6 +538,8 @@ def _clause_head(plan: Plan, tname: str, scope: str, n: int, found: list[str], l
             return f"{owner[0].upper() + owner[1:]} {'has' if owner.endswith('agreement') else 'have'} {n} clauses, in order:"
         if intent == Intent.DOCUMENT_TOPIC:
             return f"The most relevant clauses of {owner} about \"{_quote(p.text)}\":"
+        if intent == Intent.POSITION and p.position and p.numbered and p.position > 0:
+            return f"Section {p.position} of {owner} (by the number in its heading):"
         if intent == Intent.POSITION and p.position:
             place = ("The last clause" if p.position == -1 else
                      "The penultimate clause" if p.position == -2 else

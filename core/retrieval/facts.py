@@ -89,6 +89,7 @@ class QuestionFacts:
     group_by: str | None = None              # "spend by country": country | industry | category
     previous_clause_ids: list[str] = field(default_factory=list)   # the clauses the last answer cited
     position: int | None = None              # "the third clause": 3; "the last clause": -1
+    numbered: bool = False                   # the position is the contract's own number ("section 3")
     inherited: list[str] = field(default_factory=list)             # what came from the session
     meaning_tried: bool = False              # the question's meaning was embedded once already
 

@@ -535,6 +535,10 @@ def _history_years(f: QuestionFacts, p: PlanParams) -> None:
     p.spend_years = f.years if len(f.years) > 1 else None
 
 
+def _set_position(f: QuestionFacts, p: PlanParams) -> None:
+    p.position, p.numbered = f.position, f.numbered or None
+
+
 def _nothing(f: QuestionFacts, p: PlanParams) -> None:
     return None
 
@@ -658,8 +662,8 @@ ROUTES: tuple[Rule, ...] = (
     Rule("named_gap", lambda f: f.named and bool(f.types) and f.negated and not f.positional,
          Intent.GAP, Mode.ATTRIBUTE, "asks whether the named companies lack a clause type", _set(gap=True)),
     Rule("named_position", lambda f: f.named and f.position is not None,
-         Intent.POSITION, Mode.DOCUMENT, "asks for the clause at a place in a known agreement (counted along NEXT)",
-         lambda f, p: setattr(p, "position", f.position)),
+         Intent.POSITION, Mode.DOCUMENT, "asks for the clause at a place in a known agreement (counted along NEXT, or by its section number)",
+         _set_position),
     Rule("named_neighbour", lambda f: f.named and f.positional,
          Intent.NEXT_CLAUSE, Mode.DOCUMENT, "asks for the clause {direction} another clause in a known agreement",
          _neighbour_in_document),
@@ -826,8 +830,13 @@ def read_conditions(f: QuestionFacts, rest: str, vocab: Vocabulary) -> QuestionF
                 f.linked.setdefault("countries", {})[canon] = phrase
                 f.linked["not_in_graph"] = f"no supplier is in {canon}: the filter is applied and matches none"
                 break
-    pos = cond.parse_position(f.q)
-    if pos and f.named:
+    # "section 3 of the Vitaro agreement", "第三条": the clause whose heading carries that number
+    numbered = cond.parse_section_number(f.q) if f.named and not f.positional else None
+    pos = None if numbered else cond.parse_position(f.q)
+    if numbered:
+        f.position, f.numbered = numbered[0], True
+        f.linked["position"] = f"'{numbered[1]}' = the clause headed {numbered[0]} (else clause {numbered[0]} in order)"
+    elif pos and f.named:
         f.position = pos[0]
         where = "the last" if pos[0] == -1 else (f"clause {-pos[0]} from the end" if pos[0] < 0 else f"clause {pos[0]}")
         f.linked["position"] = f"'{pos[1]}' = {where}"

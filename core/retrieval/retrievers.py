@@ -14,6 +14,7 @@ from core.graph import vocabulary as graph_cache
 from core.graph.db import Database
 from core.graph.queries import retrieval as q
 from core.graph.queries import spend as qs
+from core.retrieval import conditions as cond
 from core.types import SPEND_INTENTS, Intent, Mode, Plan
 from core.graph.selectivity import ClauseCounts
 from core.errors import ClauseGraphError
@@ -150,6 +151,8 @@ class DocumentRetriever(Retriever):
         if plan.intent == Intent.POSITION:
             position = int(plan.params.position or 1)   # negative: counted from the end (-1: the last)
             params["position"] = abs(position)
+            if plan.params.numbered and position > 0:
+                return self._numbered(position, active - {"types"}, spend, params)
             return self._run(q.clause_at(active - {"types"}, position < 0, spend), params)
         if plan.intent == Intent.COUNT and plan.params.count_unit == "agreements":
             return self._run(q.count_agreements(active - {"types"}, spend), params)
@@ -159,6 +162,16 @@ class DocumentRetriever(Retriever):
             result.warnings.append("clauses ranked by similarity to the topic; the full document is in Explore")
             return result
         return self._run(q.document_clauses(active, spend), params)
+
+    def _numbered(self, n: int, active: set, spend: str, params: dict) -> Retrieval:
+        """"Section n": the clause headed n, else the n-th clause, and a warning saying which agreements
+        had no heading numbered n (so the user knows the answer is a place, not a number)."""
+        params["heading_number"] = q.heading_number_pattern(n, cond.roman_numeral(n), cond.zh_numeral(n))
+        r = self._run(q.clause_numbered(active, spend), params)
+        by_place = sorted({row["sla_id"] for row in r.rows if not row.get("by_number")})
+        if by_place:
+            r.warnings.append(f"no heading of {', '.join(by_place)} is numbered {n}: the clause in place {n} is shown")
+        return r
 
 
 class ClauseTypeRetriever(Retriever):

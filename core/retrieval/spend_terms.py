@@ -41,9 +41,39 @@ def _amount(m: re.Match) -> float:
     return num * MULT.get(mult, 1.0)
 
 
+# amounts written out in words, before a multiplier: "half a million", "a quarter of a million",
+# "two million", "three hundred thousand", "五十万", "一百二十万"
+_EN_UNITS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+             "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20, "thirty": 30, "forty": 40,
+             "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90, "a": 1, "an": 1}
+_EN_FRACTIONS = {"half": 0.5, "quarter": 0.25, "a quarter": 0.25, "three quarters": 0.75}
+_SPELLED_EN = re.compile(
+    r"\b(?:(?P<frac>half|a quarter|quarter|three quarters)\s+(?:of\s+)?an?|"
+    r"(?P<n>" + "|".join(sorted(_EN_UNITS, key=len, reverse=True)) + r")(?:[\s-](?P<n2>one|two|three|four|five|six|seven|eight|nine))?"
+    r"(?P<hundred>\s+hundred)?)\s+(?P<mult>million|thousand|billion)\b")
+_SPELLED_ZH = re.compile(r"([零一二两三四五六七八九十百千]+)(?=万|亿)")
+
+
+def spelled_amounts_as_digits(q: str) -> str:
+    """The question with amounts written in words rewritten in digits ("half a million" -> "0.5
+    million", "五十万" -> "50万"), so one reading of amounts serves both."""
+    def en(m: re.Match) -> str:
+        if m.group("frac"):
+            value = _EN_FRACTIONS[m.group("frac")]
+        else:
+            value = _EN_UNITS[m.group("n")] + (_EN_UNITS[m.group("n2")] if m.group("n2") else 0)
+            value *= 100 if m.group("hundred") else 1
+        return f"{value:g} {m.group('mult')}"
+
+    def zh(m: re.Match) -> str:
+        n = cond.zh_number(m.group(1))
+        return str(n) if n else m.group(0)
+    return _SPELLED_ZH.sub(zh, _SPELLED_EN.sub(en, q))
+
+
 def parse_spend(question: str, high_threshold: float) -> tuple[float | None, float | None, str | None]:
     """(min, max, how) for spend filters: explicit amounts win over 'high-spend'."""
-    q = question.lower()
+    q = spelled_amounts_as_digits(question.lower())
     lo = hi = None
     how = None
     m = re.search(r"between\s+" + AMOUNT + r"\s+and\s+" + AMOUNT.replace("?P<", "?P<b_"), q)

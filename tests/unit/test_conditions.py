@@ -2,6 +2,9 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
+
+import pytest
 
 from core.retrieval import conditions as cond
 
@@ -44,6 +47,41 @@ def test_positions():
     assert cond.parse_position("the last but one clause")[0] == -2
     assert cond.parse_position("合同的倒数第二条是什么？")[0] == -2
     assert cond.parse_position("倒数第3条")[0] == -3
+
+
+@pytest.mark.parametrize("question, expect", [
+    ("What's in section 3 of the Vitaro agreement?", 3),
+    ("Show Article IV of Kestrel's contract", 4),
+    ("Show Article I of Kestrel's contract", 1),
+    ("§ 5 of the Medivance SLA", 5),
+    ("What does clause 12 say?", 12),
+    ("天河云合同的第四条是什么？", 4),
+    ("莲华合同的第6条", 6),
+    ("第十二条讲了什么", 12),
+    # a sub-number names a part of a section; a lower-case or lone "I" is no Roman numeral; no number at all
+    ("What does section 12.3 say?", None),
+    ("Which section I should read?", None),
+    ("article vi", None),
+    ("Which sections mention uptime?", None),
+    ("合同的倒数第二条是什么？", None),
+])
+def test_section_numbers(question, expect):
+    got = cond.parse_section_number(question)
+    assert (got[0] if got else None) == expect
+
+
+def test_heading_number_pattern_matches_every_numbering_style_and_nothing_else():
+    from core.graph.queries.retrieval import heading_number_pattern
+
+    def headed(n: int, heading: str) -> bool:   # Python's re reads the pattern as Neo4j's Java regex does here
+        return re.match(heading_number_pattern(n, cond.roman_numeral(n), cond.zh_numeral(n)), heading) is not None
+
+    for heading in ("3. Fees", "## 3. Fees", "**3. Term**", "3 Support", "Section 3 Remote Hands", "ARTICLE III - TERM",
+                    "§ 3 Fees", "第三条 技术支持", "第3条 维修与保养"):
+        assert headed(3, heading), heading
+    for heading in ("3.1 Priority levels", "13. Taxes", "Section 30", "ARTICLE XIII", "第十三条 其他", "Fees", "IIIa"):
+        assert not headed(3, heading), heading
+    assert headed(12, "第十二条 其他") and headed(1, "I. Definitions") and not headed(1, "In witness whereof")
 
 
 def test_governing_law_phrases_reach_values_through_country_synonyms():

@@ -759,3 +759,15 @@ def test_note_shorthand_w_slash_o_reads_as_without():
     p = plan_question("suppliers w/o termination clause", VOCAB)
     assert p.intent == Intent.GAP and p.params.types == ["Termination"]
     assert plan_question("vendors w/ a liability clause", VOCAB).intent == Intent.PRESENCE
+
+
+def test_a_section_number_of_a_named_agreement_asks_for_the_clause_headed_with_it():
+    p = plan_question("What's in section 3 of the Kestrel agreement?", VOCAB)
+    assert p.intent == Intent.POSITION and p.params.position == 3 and p.params.numbered
+    assert "the clause headed 3" in p.linked["position"]
+    zh = plan_question("Kestrel合同的第四条是什么？", VOCAB)
+    assert zh.intent == Intent.POSITION and zh.params.position == 4 and zh.params.numbered
+    # an ordinal counts clauses; "after section 2" starts from a clause, it asks for no number
+    ordinal = plan_question("What is the third clause of the Kestrel agreement?", VOCAB)
+    assert ordinal.params.position == 3 and not ordinal.params.numbered
+    assert not plan_question("What comes after section 2 of the Kestrel agreement?", VOCAB).params.numbered

@@ -123,6 +123,23 @@ def test_only_money_is_read_as_a_spend_amount(question, expect):
     assert parse_spend(question, 250_000)[:2] == expect
 
 
+@pytest.mark.parametrize("question, expect", [
+    ("Name the suppliers we spent over half a million with in 2024", (500000.0, None)),
+    ("Which suppliers did we pay more than a quarter of a million?", (250000.0, None)),
+    ("Suppliers under three hundred thousand euros", (None, 300000.0)),
+    ("Vendors with spend above twenty-five thousand", (25000.0, None)),
+    ("Suppliers between one million and two million", (1_000_000.0, 2_000_000.0)),
+    ("支出超过五十万的供应商", (500000.0, None)),
+    ("支出低于一百二十万的供应商", (None, 1_200_000.0)),
+    # a spelled number that is no amount is left alone
+    ("Which one of the suppliers lacks a liability clause?", (None, None)),
+])
+def test_amounts_written_in_words_are_read_as_amounts(question, expect):
+    from core.retrieval.spend_terms import parse_spend
+
+    assert parse_spend(question, 250_000)[:2] == expect
+
+
 @pytest.mark.parametrize("question, intent, rule, high_spend", [
     # "our biggest / key suppliers" asked about a clause or an agreement: the high-spend group
     ("Which of our biggest suppliers have no termination clause?", "gap", "type_gap", True),

@@ -156,6 +156,34 @@ ORDER BY s.id, anchor.position
 LIMIT $limit"""
 
 
+def heading_number_pattern(n: int, roman: str, chinese: str) -> str:
+    """A regular expression for a heading, as written, that carries the number n: "3. Fees",
+    "## 3 Fees", "Section 3 - Fees", "ARTICLE III", "§ 3", "第三条 …" (not "3.1 Priorities", not
+    "13. Taxes")."""
+    return (r"(?is)^[#*\s]*(?:(?:(?:section|article|clause|paragraph|art\.)\s*|§\s*)?"
+            rf"(?:0*{n}(?![\d]|\.\d)|{roman}(?![A-Za-z]))(?:[.):\-–—]|\s|$)|第\s*(?:{chinese}|0*{n})\s*[条章节]).*")
+
+
+def clause_numbered(active, spend="spend_latest") -> str:
+    """"Section 3" of each agreement: the first clause whose heading carries the number
+    (`$heading_number`, from `heading_number_pattern`); in an agreement none of whose headings
+    does, the `$position`-th clause along NEXT. `by_number` says which was found."""
+    conds = company_conditions(active, spend) + agreement_conditions(active)
+    return f"""MATCH (co:Company)-[:HAS_SLA]->(s:SLA)
+{where(conds)}
+OPTIONAL MATCH (s)-[:HAS_CLAUSE]->(headed:Clause) WHERE headed.heading =~ $heading_number
+WITH co, s, headed ORDER BY headed.position
+WITH co, s, collect(headed)[0] AS headed
+MATCH (s)-[:HAS_CLAUSE]->(first:Clause)
+WHERE NOT EXISTS {{ MATCH (:Clause)-[:NEXT]->(first) }}
+MATCH path = (first)-[:NEXT*0..]->(c:Clause)
+WHERE c = headed OR (headed IS NULL AND length(path) + 1 = $position)
+{PRIMARY_TYPE}
+{CLAUSE_RETURN}, headed IS NOT NULL AS by_number
+ORDER BY company, sla_id
+LIMIT $limit""".replace("\n\n", "\n")
+
+
 def clause_at(active, from_end: bool, spend="spend_latest") -> str:
     """The clause at a place in each agreement, counted along NEXT: the `$position`-th from the
     first clause (1-based), or with `from_end` the `$position`-th from the last one (1: the
