@@ -42,7 +42,8 @@ NEGATION = re.compile(
     r"\b(lack|lacks|lacking|without|missing|miss|misses|no|none|absent|not have|not include|fail to include|"
     r"fails to include|neither|omit|omits|omitted|never|nothing|silent|absence|not (?:a|an|any)|yet to|"
     r"still (?:needs?|requires?)|" + _NEGATED_VERB + r")\b|"
-    r"缺少|缺乏|没有|无|未包含|不包含|缺失|未约定|没约定|找不到|不含|不包括|未包括|没写|未写|未规定|没规定|尚未|还未", re.I)
+    # 没 before any verb ("没签", "没提到"; not 没收, confiscate); 未 before the verbs of putting in writing
+    r"缺少|缺乏|没(?!收)|无|未包含|不包含|缺失|未约定|找不到|不含|不包括|未包括|未写|未规定|尚未|还未|未签|未提|未涉及", re.I)
 # "count" only as a verb or noun of counting ("what does not count against uptime" counts nothing);
 # "是多少" asks for a value ("the liability cap is how much"), not a count
 COUNT_WORDS = re.compile(r"\b(how many|number of|count)\b(?!\s+(?:against|towards?|as|for)\b)|(?<![是为])多少|(?<!哪)几(?:个|家|份|条|项)|数量",
@@ -93,7 +94,7 @@ def present_and_lacked(q: str, types: list[str], type_links: dict[str, str]
     m = CONTRAST.search(q)
     if not m:
         return None
-    sides = (q[:m.start()].replace("有没有", "有"), q[m.end():])
+    sides = (_without_yes_no(q[:m.start()]), q[m.end():])
     placed: dict[str, int] = {}
     for t in types:
         words = _type_words({t: type_links.get(t, "")})
@@ -149,7 +150,9 @@ WANTS_COMPANIES_EN = re.compile(
     r"^\s*(?:(?:all|our|the)\s+)?(?:suppliers|vendors|companies|providers|firms)\s+"
     r"(?:with|without|that|who|having|lacking|missing|whose|where|in|from|based|located|under)\b", re.I)
 ASKS_FOR_CLAUSES = re.compile(r"\b(which|what)\s+(clauses?|provisions?|sections?|terms)\b", re.I)
-WANTS_COMPANIES_ZH = re.compile(r"哪些|哪家|哪几家|哪个|几家|多少家|多少(?:个)?(?:供应商|公司|企业)")
+WANTS_COMPANIES_ZH = re.compile(r"哪些|哪家|哪几家|哪个|几家|多少家|多少(?:个)?(?:供应商|公司|企业)|有没有(?:供应商|公司|企业)")
+# a question whose last noun is the suppliers ("列出所有没有终止条款的供应商"): they are what is asked for
+ZH_HEADED_BY_COMPANIES = re.compile(r"的(?:供应商|公司|企业|厂商)(?:有哪些|是哪些|名单)?[？?。!！\s]*$")
 # "所有服务补偿条款有哪些", "有哪些条款": the clauses are asked for, unless companies are ("哪些供应商")
 ZH_ASKS_FOR_CLAUSES = re.compile(r"(?:条款|规定|条文)(?:都|分别)?(?:有哪些|包括哪些|是哪些)|哪些(?:条款|规定|条文)")
 ZH_NAMES_COMPANIES = re.compile(r"(?:哪些|哪家|哪几家|哪个|几家|多少家)(?:[\u4e00-\u9fff]{0,4}?)(?:供应商|公司|企业|厂商)")
@@ -385,12 +388,17 @@ def _without_type_words(q: str, type_links: dict[str, str]) -> str:
     return q
 
 
+def _without_yes_no(q: str) -> str:
+    """The 有没有 of a Chinese yes/no question read as 有, so its 没有 is no negation; not the 有 of
+    所有 before 没有 ("列出所有没有终止条款的供应商": all suppliers without a termination clause)."""
+    return re.sub(r"(?<!所)有没有", "有", q)
+
 def _negated(q: str, type_links: dict[str, str], about_companies: bool) -> bool:
     """Whether the question negates what it asks about companies. Not a negation: words that
     named a type ("terminate without cause" names one), "without" qualifying a verb ("terminate
     without cause": no clause or type word follows), a negated verb in a question about content
     ("what does not count against uptime"), the "有没有" of a Chinese yes/no question."""
-    text = q.replace("有没有", "有")
+    text = _without_yes_no(q)
     phrases = _type_words(type_links)
     masked = text
     for phrase in (p for p in phrases if NEGATION.search(p)):   # "without cause", not "terminate"
@@ -478,10 +486,9 @@ def _wants_companies(q: str) -> bool:
     if ASKS_TEXT.search(q):
         return False
     if CJK.search(q):
-        return bool(WANTS_COMPANIES_ZH.search(q)) and (
+        return bool(ZH_HEADED_BY_COMPANIES.search(q)) or bool(WANTS_COMPANIES_ZH.search(q)) and (
             bool(ZH_NAMES_COMPANIES.search(q)) or not ZH_ASKS_FOR_CLAUSES.search(q))
     return bool(WANTS_COMPANIES_EN.search(q)) and not ASKS_FOR_CLAUSES.search(q)
-
 
 
 def base_plan_params(f: QuestionFacts, vocab: Vocabulary) -> PlanParams:

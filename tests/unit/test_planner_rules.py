@@ -771,3 +771,14 @@ def test_a_section_number_of_a_named_agreement_asks_for_the_clause_headed_with_i
     ordinal = plan_question("What is the third clause of the Kestrel agreement?", VOCAB)
     assert ordinal.params.position == 3 and not ordinal.params.numbered
     assert not plan_question("What comes after section 2 of the Kestrel agreement?", VOCAB).params.numbered
+
+
+@pytest.mark.parametrize("question, intent", [
+    ("有没有供应商没签数据保护条款？", Intent.GAP),          # 没 before any verb negates; 有没有供应商 asks for suppliers
+    ("列出所有没有终止条款的供应商", Intent.GAP),            # the 有 of 所有 is no yes/no 有没有; the suppliers are the head noun
+    ("哪些供应商的合同没提到数据保护？", Intent.GAP),
+    ("有没有供应商有终止条款？", Intent.PRESENCE),
+    ("所有终止条款", Intent.CLAUSE_TYPE),
+])
+def test_chinese_negation_and_the_suppliers_as_head_noun(question, intent):
+    assert plan_question(question, VOCAB).intent == intent, question
