@@ -413,7 +413,6 @@ def parse_position(q: str) -> tuple[int, str] | None:
     return None
 
 
-
 _ZH_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 
 
@@ -432,7 +431,9 @@ def zh_number(text: str) -> int | None:
 
 
 def zh_numeral(n: int) -> str:
-    """n (1-99) as a Chinese numeral, as 第…条 headings write it: 四, 十, 十二, 二十一."""
+    """n as a Chinese numeral, as 第…条 headings write it: 四, 十, 十二, 二十一 (from 100 on, in digits)."""
+    if n >= 100:
+        return str(n)
     tens, ones = divmod(n, 10)
     return (("" if tens == 1 else "一二三四五六七八九"[tens - 1]) + "十" if tens else "") + \
         ("一二三四五六七八九"[ones - 1] if ones else "")

@@ -44,6 +44,11 @@ STOPWORDS = {
 SLA_ID = re.compile(r"\b[A-Z]{2,6}-\d{1,6}\b")
 
 
+# the note-taker's "w/o" and "w/" ("suppliers w/o a termination clause"), read as the words they stand for
+SHORTHAND_WITHOUT = re.compile(r"(?<![A-Za-z0-9/])w/o(?![A-Za-z0-9/])", re.I)
+SHORTHAND_WITH = re.compile(r"(?<![A-Za-z0-9/])w/(?=\s)", re.I)
+
+
 def normalize(text: str) -> str:
     """A question as the planner reads it: NFKC, straight quotes, single spaces, and Traditional
     Chinese read as Simplified (the lexicon's and the taxonomy's script)."""
@@ -52,10 +57,6 @@ def normalize(text: str) -> str:
     text = SHORTHAND_WITHOUT.sub("without", SHORTHAND_WITH.sub("with", text))
     return re.sub(r"\s+", " ", text).strip()
 
-
-# the note-taker's "w/o" and "w/" ("suppliers w/o a termination clause"), read as the words they stand for
-SHORTHAND_WITHOUT = re.compile(r"(?<![A-Za-z0-9/])w/o(?![A-Za-z0-9/])", re.I)
-SHORTHAND_WITH = re.compile(r"(?<![A-Za-z0-9/])w/(?=\s)", re.I)
 
 
 @lru_cache(maxsize=1)
@@ -375,13 +376,12 @@ def link_agreement_by_service(question: str, vocab: Vocabulary, companies: list[
     return sla_id, f"service word '{said[0]}'"
 
 
-
 # the words right before "agreement" / "contract" / "SLA" ("the lab analytics platform agreement")
 _BEFORE_AGREEMENT_NOUN = re.compile(r"((?:[A-Za-z][A-Za-z\-]*\s+){1,6})(?:agreements?|contracts?|slas?)\b", re.I)
 
 
 def _matches_service_word(asked: str, service_word: str) -> bool:
-    """The same word, or its abbreviation: three letters or more that begin it ("lab", "mgmt" not)."""
+    """The same word, or its abbreviation: three letters or more that begin it ("lab" for "laboratory")."""
     return asked == service_word or (len(asked) >= 3 and service_word.startswith(asked))
 
 

@@ -55,15 +55,16 @@ _SPELLED_ZH = re.compile(r"([零一二两三四五六七八九十百千]+)(?=万
 
 
 def spelled_amounts_as_digits(q: str) -> str:
-    """The question with amounts written in words rewritten in digits ("half a million" -> "0.5
-    million", "五十万" -> "50万"), so one reading of amounts serves both."""
+    """The question with amounts written in words rewritten in digits ("half a million" -> "500000",
+    "五十万" -> "50万"), so one reading of amounts serves both."""
     def en(m: re.Match) -> str:
         if m.group("frac"):
             value = _EN_FRACTIONS[m.group("frac")]
         else:
             value = _EN_UNITS[m.group("n")] + (_EN_UNITS[m.group("n2")] if m.group("n2") else 0)
             value *= 100 if m.group("hundred") else 1
-        return f"{value:g} {m.group('mult')}"
+        # digits without the multiplier word, so that "a thousand employees" stays a count of things
+        return f"{value * MULT[m.group('mult')]:.0f}"
 
     def zh(m: re.Match) -> str:
         n = cond.zh_number(m.group(1))

@@ -58,6 +58,7 @@ def test_positions():
     ("天河云合同的第四条是什么？", 4),
     ("莲华合同的第6条", 6),
     ("第十二条讲了什么", 12),
+    ("What does section 120 say?", 120),
     # a sub-number names a part of a section; a lower-case or lone "I" is no Roman numeral; no number at all
     ("What does section 12.3 say?", None),
     ("Which section I should read?", None),
@@ -82,6 +83,7 @@ def test_heading_number_pattern_matches_every_numbering_style_and_nothing_else()
     for heading in ("3.1 Priority levels", "13. Taxes", "Section 30", "ARTICLE XIII", "第十三条 其他", "Fees", "IIIa"):
         assert not headed(3, heading), heading
     assert headed(12, "第十二条 其他") and headed(1, "I. Definitions") and not headed(1, "In witness whereof")
+    assert headed(120, "Section 120 Notices") and headed(120, "第120条 其他")
 
 
 def test_governing_law_phrases_reach_values_through_country_synonyms():

@@ -133,6 +133,7 @@ def test_only_money_is_read_as_a_spend_amount(question, expect):
     ("支出低于一百二十万的供应商", (None, 1_200_000.0)),
     # a spelled number that is no amount is left alone
     ("Which one of the suppliers lacks a liability clause?", (None, None)),
+    ("Which suppliers have more than a thousand employees?", (None, None)),
 ])
 def test_amounts_written_in_words_are_read_as_amounts(question, expect):
     from core.retrieval.spend_terms import parse_spend
