@@ -58,7 +58,6 @@ def normalize(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip()
 
 
-
 @lru_cache(maxsize=1)
 def lexicon() -> dict:
     with open(PROJECT_ROOT / "data" / "lexicon.json", encoding="utf-8") as fh:

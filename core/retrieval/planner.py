@@ -67,13 +67,7 @@ COMPARE = re.compile(r"\b(compare|comparison|across|(?:all suppliers|every suppl
 # "our biggest suppliers" with no number: the high-spend group (a number makes it a ranking: RANKED)
 KEY_SUPPLIERS = re.compile(r"\b(?:biggest|largest|major|key|main|principal|most important|critical)\s+"
                            r"(?:suppliers?|vendors?|providers?)\b|重要供应商|主要供应商|核心供应商|大供应商", re.I)
-
 HOW_MUCH = re.compile(r"\bhow much\b|多少|几何", re.I)
-
-
-
-
-
 
 
 # "X but no Y", "with X and without Y", "有X但没有Y": the types on the side without a negation
@@ -129,7 +123,6 @@ def split_type_conjunction(question: str, types: list[str]) -> str:
     return "all"
 
 
-
 # ---------------------------------------------------------------------------------------
 # the planner: extract -> inherit -> route
 # ---------------------------------------------------------------------------------------
@@ -172,7 +165,6 @@ SUGGESTIONS = (
     "Compare the termination clauses of all suppliers.",
     "Clauses of technology suppliers about restoring data after an outage.",
 )
-
 
 
 # a greeting, a lead-in or thanks around the question ("Hi, could you tell me does X ...? Thanks!"):
@@ -437,7 +429,6 @@ def _drop_topic_words(q: str, found: dict[str, str]) -> None:
         after, before = q[i + len(phrase):], q[:i]
         if not (SUPPLIER_AFTER.search(after) or SUPPLIER_BEFORE.search(before)):
             found.pop(value)
-
 
 
 def _without_phrases(q: str, phrases: list[str]) -> str:
@@ -776,7 +767,6 @@ def plan_question(question: str, vocab: Vocabulary, context: SessionContext | No
     return plan
 
 
-
 def _route_by_meaning(f: QuestionFacts, params: PlanParams) -> tuple[Rule, Intent] | None:
     """Before "could not map": the clause type the question describes ("what do we get back
     when a supplier misses its uptime target?"), by embedding (English) or the taxonomy's
@@ -792,9 +782,6 @@ def _route_by_meaning(f: QuestionFacts, params: PlanParams) -> tuple[Rule, Inten
     f.linked["clause_types"] = {tname: why}
     params.types = [tname]
     return route(f)
-
-
-
 
 
 # ---------------------------------------------------------------------------------------
