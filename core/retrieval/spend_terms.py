@@ -204,8 +204,9 @@ def read_spend_question(q: str, vocab: Vocabulary, attributes: tuple[dict, ...])
         categories = {k: ph for k, ph in match_values(q, category_map(vocab)).items() if ph.lower() not in taken}
     top = named = None
     if ranked:
+        # "which supplier", "哪家供应商" (哪几家 is plural): the one at the top
         singular = re.search(r"\b(supplier|vendor|company)$", ranked.group(0), re.I) or \
-            re.search(r"\b(?:which|what)\s+(?:single\s+)?(?:supplier|vendor|company)\b(?![s'’])", q, re.I)
+            re.search(r"\b(?:which|what)\s+(?:single\s+)?(?:supplier|vendor|company)\b(?![s'’])|哪一?[家个位]", q, re.I)
         named = next((_number(g) for g in ranked.groups() if _number(g)), None)
         top = named or (1 if singular else 5)
     group = None

@@ -383,6 +383,9 @@ def test_a_chinese_name_shortened_to_its_first_two_characters_names_the_company(
     assert link_company_spans("莲华的合同里有没有保密条款？", vocab)[0] == {
         "Lianhua Smart Devices Co., Ltd.": "first characters '莲华' of '莲华智能'"}
     assert list(link_company_spans("华信合同的最后一条", vocab)[0]) == ["Shenzhen Huaxin Precision Co., Ltd."]
+    # before 以外 / 之外 (left out) and 及 / 或 (listed) the two characters are a name too
+    assert list(link_company_spans("除了华信以外，还有哪些供应商？", vocab)[0]) == ["Shenzhen Huaxin Precision Co., Ltd."]
+    assert len(link_company_spans("华信及莲华的终止条款", vocab)[0]) == 2
     # a city both registered names open with names neither; two characters inside another word name nothing
     assert link_company_spans("深圳的供应商有哪些？", vocab)[0] == {}
     assert link_company_spans("莲华科技园的合同", vocab)[0] == {}
@@ -782,3 +785,13 @@ def test_a_section_number_of_a_named_agreement_asks_for_the_clause_headed_with_i
 ])
 def test_chinese_negation_and_the_suppliers_as_head_noun(question, intent):
     assert plan_question(question, VOCAB).intent == intent, question
+
+
+def test_a_chinese_question_ending_in_the_suppliers_lists_them_and_which_one_asks_for_one():
+    vocab = two_suppliers()
+    # "…的德国供应商": the suppliers are the head noun, a place word between 的 and 供应商
+    p = plan_question("除Belmira之外的德国供应商", vocab)
+    assert p.intent == Intent.COMPANIES and p.params.countries == ["Germany"]
+    # 哪家 asks for one supplier, 哪几家 for several
+    assert plan_question("哪家供应商的2024年支出最高？", vocab).params.top == 1
+    assert plan_question("哪几家供应商的2024年支出最高？", vocab).params.top == 5
