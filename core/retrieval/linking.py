@@ -126,8 +126,8 @@ def _generic(word: str) -> bool:
 
 _RUN = re.compile(r"[a-z0-9]+")
 _REGISTERED_ZH = re.compile(r"(?:公司|集团|企业|事务所|银行)$")
-# what follows a shortened Chinese company name: a particle, agreement word or punctuation, so the two
-# characters are a name there and not the start of another word
+# what follows a shortened Chinese company name: a particle, an agreement word, a word that leaves it out
+# or lists it (以外, 及) or punctuation, so the two characters are a name there and not the start of another word
 _CJK_HEAD_END = re.compile(r"(?=的|合同|协议|公司|签|和|与|跟|及|或|有|没|是|在|方面|以外|之外|除外|[，,。？?！!、：:\s]|$)")
 _FUZZY_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9&.\-]*|[\u4e00-\u9fff]+")
 

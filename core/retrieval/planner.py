@@ -144,7 +144,7 @@ WANTS_COMPANIES_EN = re.compile(
     r"(?:with|without|that|who|having|lacking|missing|whose|where|in|from|based|located|under)\b", re.I)
 ASKS_FOR_CLAUSES = re.compile(r"\b(which|what)\s+(clauses?|provisions?|sections?|terms)\b", re.I)
 WANTS_COMPANIES_ZH = re.compile(r"哪些|哪家|哪几家|哪个|几家|多少家|多少(?:个)?(?:供应商|公司|企业)|有没有(?:供应商|公司|企业)")
-# a question whose last noun is the suppliers ("列出所有没有终止条款的供应商"): they are what is asked for
+# a question whose last noun is the suppliers ("列出所有没有终止条款的供应商", "…的中国供应商"): they are what is asked for
 ZH_HEADED_BY_COMPANIES = re.compile(r"的[\u4e00-\u9fff\s]{0,6}?(?:供应商|公司|企业|厂商)(?:有哪些|是哪些|名单)?[？?。!！\s]*$")
 # "所有服务补偿条款有哪些", "有哪些条款": the clauses are asked for, unless companies are ("哪些供应商")
 ZH_ASKS_FOR_CLAUSES = re.compile(r"(?:条款|规定|条文)(?:都|分别)?(?:有哪些|包括哪些|是哪些)|哪些(?:条款|规定|条文)")
