@@ -90,6 +90,7 @@ class QuestionFacts:
     previous_clause_ids: list[str] = field(default_factory=list)   # the clauses the last answer cited
     position: int | None = None              # "the third clause": 3; "the last clause": -1
     numbered: bool = False                   # the position is the contract's own number ("section 3")
+    by_what_it_supplies: bool = False        # the agreement was named by what it supplies ("who provides X?")
     inherited: list[str] = field(default_factory=list)             # what came from the session
     meaning_tried: bool = False              # the question's meaning was embedded once already
 

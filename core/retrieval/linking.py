@@ -387,13 +387,28 @@ def _matches_service_word(asked: str, service_word: str) -> bool:
 def _agreement_named_by_its_service(question: str, vocab: Vocabulary) -> tuple[str, str] | None:
     """An agreement named by its service and no company ("the liability terms in the lab analytics
     platform agreement", "the colocation agreement"): the words just before "agreement" (or
-    "contract", "SLA"), read back to the first word that is not in the service's name, are at least
-    half of its words, and name one agreement only. One word must be the whole word, not an
-    abbreviation. "Service" names no service (every agreement here is a service agreement), and
-    fewer words name a kind of agreement ("a platform agreement"), not one of ours."""
+    "contract", "SLA") name it as `_agreement_whose_service_ends` reads them."""
+    return _agreement_whose_service_ends([m.group(1).split() for m in _BEFORE_AGREEMENT_NOUN.finditer(question)],
+                                         vocab, "service name")
+
+
+def link_agreement_by_what_it_supplies(question: str, vocab: Vocabulary) -> tuple[str, str] | None:
+    """"Which supplier does our cosmetic packaging?", "Who provides our colocation?": the words
+    the question ends with name what one agreement supplies, as `_agreement_whose_service_ends`
+    reads them; for a question that asks for a supplier and names none."""
+    return _agreement_whose_service_ends([re.findall(r"[A-Za-z][A-Za-z\-']*", question)], vocab, "supplies")
+
+
+def _agreement_whose_service_ends(phrases: list[list[str]], vocab: Vocabulary, how: str) -> tuple[str, str] | None:
+    """The one agreement whose service name a phrase's last words say: read back from its end to
+    the first word that is not in the service's name, they are at least half of its words (the
+    agreement most of whose name is said, when several fit). One
+    word must be the whole word, not an abbreviation ("lab" for "laboratory" only beside another).
+    "Service" names no service (every agreement here is a service agreement), and fewer words name
+    a kind of agreement ("a platform agreement"), not one of ours. (id, how) or None."""
     hits: dict[str, list[str]] = {}
-    for m in _BEFORE_AGREEMENT_NOUN.finditer(question):
-        words = [w.lower() for w in m.group(1).split()]
+    for phrase in phrases:
+        words = [w.lower() for w in phrase]
         for a in vocab.agreements:
             service = [w for w in (w.lower().rstrip("s") for w in re.findall(r"[A-Za-z][A-Za-z\-]{2,}",
                                                                                a.get("service_name") or ""))
@@ -408,10 +423,12 @@ def _agreement_named_by_its_service(question: str, vocab: Vocabulary) -> tuple[s
             whole = len(said) >= 2 or (said and said[0].rstrip("s") in service and len(said[0]) >= 4)
             if whole and 2 * len(said) >= len(service):
                 hits[a["id"]] = said[::-1]
-    if len(hits) != 1:
+    most = max((len(said) for said in hits.values()), default=0)
+    best = [(sla_id, said) for sla_id, said in hits.items() if len(said) == most]   # the longest name said
+    if len(best) != 1:
         return None
-    sla_id, said = next(iter(hits.items()))
-    return sla_id, f"service name '{' '.join(said)}'"
+    sla_id, said = best[0]
+    return sla_id, f"{how} '{' '.join(said)}'"
 
 
 _ALIAS_CACHE: dict[tuple[int, str], tuple[Vocabulary, dict[str, str]]] = {}

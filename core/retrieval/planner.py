@@ -25,6 +25,7 @@ from core.retrieval import conditions as cond
 from core.retrieval.facts import QuestionFacts, word_tokens
 from core.retrieval.follow_up import SessionContext, inherit_context
 from core.retrieval.linking import (CJK, STOPWORDS, alias_map, fuzzy_values, lexicon, link_agreement_by_service,
+                                    link_agreement_by_what_it_supplies,
                                     link_company_spans, link_sla_ids, mask_spans, match_values, normalize,
                                     region_countries)
 from core.retrieval.spend_terms import (SPEND_DOWN, SPEND_UP, SUM_WORDS, SpendFacts, parse_spend, parse_year, parse_years,
@@ -239,6 +240,9 @@ def extract_facts(question: str, vocab: Vocabulary, forced_mode: str | None = No
     sla_ids = link_sla_ids(q, vocab)
     # words that named a clause type ("maintenance windows") name no agreement
     by_service = None if sla_ids else link_agreement_by_service(_without_type_words(rest, how_t), vocab, list(how_c))
+    supplies = None
+    if not (by_service or sla_ids or how_c or types) and WANTS_COMPANIES_EN.search(q) and not ASKS_FOR_CLAUSES.search(q):
+        by_service = supplies = link_agreement_by_what_it_supplies(rest, vocab)   # "who provides our colocation?"
     if by_service:   # "Alpenkraft's backup agreement": one of the company's agreements
         sla_ids = [by_service[0]]
         linked["agreements"] = {by_service[0]: by_service[1]}
@@ -267,7 +271,7 @@ def extract_facts(question: str, vocab: Vocabulary, forced_mode: str | None = No
         after=bool(POSITION_AFTER.search(q)), before=bool(POSITION_BEFORE.search(q)),
         forced_mode=Mode(forced_mode) if forced_mode else None, categories=spend.categories, asks_spend=spend.asks,
         top=spend.top, group_by=spend.group_by, top_named=spend.top_named, spend_lowest=spend.lowest,
-        asked_of_document=_asked_of_document(rest) if how_c else None)
+        asked_of_document=_asked_of_document(rest) if how_c else None, by_what_it_supplies=bool(supplies))
     if excluded:
         facts.exclude_companies = excluded
         facts.linked["excluded_companies"] = dict(excluded)
@@ -652,7 +656,7 @@ ROUTES: tuple[Rule, ...] = (
     # "which contracts does Marisol have?", "如意数据的合同是哪一年签的？": the agreements themselves
     Rule("named_agreements",
          lambda f: f.named and not (f.types or f.topic or f.positional) and bool(
-             LISTS_AGREEMENTS.search(f.q) or ASKS_AGREEMENT_DATE.search(f.q)),
+             LISTS_AGREEMENTS.search(f.q) or ASKS_AGREEMENT_DATE.search(f.q) or f.by_what_it_supplies),
          Intent.COUNT, Mode.DOCUMENT, "lists the agreements of a known company (service, date, law)",
          _set(count_unit="agreements")),
     Rule("named_count_clauses", lambda f: f.named and f.counting,

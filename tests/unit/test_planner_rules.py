@@ -795,3 +795,19 @@ def test_a_chinese_question_ending_in_the_suppliers_lists_them_and_which_one_ask
     # 哪家 asks for one supplier, 哪几家 for several
     assert plan_question("哪家供应商的2024年支出最高？", vocab).params.top == 1
     assert plan_question("哪几家供应商的2024年支出最高？", vocab).params.top == 5
+
+
+def test_a_supplier_asked_for_by_what_it_supplies_lists_that_agreement():
+    vocab = two_suppliers(agreements=[
+        {"id": "SLA-001", "company": "Kestrel Logistics GmbH", "service_name": "Cosmetic Packaging Supply"},
+        {"id": "SLA-002", "company": "Belmira Payments SA", "service_name": "Payment Processing Services"},
+        {"id": "SLA-003", "company": "Belmira Payments SA", "service_name": "Pharmacovigilance Case Processing"}])
+    p = plan_question("Which supplier does our cosmetic packaging?", vocab)
+    assert p.params.sla_ids == ["SLA-001"] and p.intent == Intent.COUNT and p.params.count_unit == "agreements"
+    assert p.linked["agreements"]["SLA-001"] == "supplies 'cosmetic packaging'"
+    # the agreement most of whose name the question says ("processing" is half of one name, a third of the other)
+    assert plan_question("Who does our pharmacovigilance case processing?", vocab).params.sla_ids == ["SLA-003"]
+    # a question about clauses, or one that names no service, links none
+    for question in ("Which suppliers have a liability clause?", "Which suppliers are in Germany?",
+                     "Which clauses cover cosmetic packaging?"):
+        assert plan_question(question, vocab).params.sla_ids == [], question
