@@ -402,10 +402,10 @@ def link_agreement_by_what_it_supplies(question: str, vocab: Vocabulary) -> tupl
 def _agreement_whose_service_ends(phrases: list[list[str]], vocab: Vocabulary, how: str) -> tuple[str, str] | None:
     """The one agreement whose service name a phrase's last words say: read back from its end to
     the first word that is not in the service's name, they are at least half of its words (the
-    agreement most of whose name is said, when several fit). One
-    word must be the whole word, not an abbreviation ("lab" for "laboratory" only beside another).
-    "Service" names no service (every agreement here is a service agreement), and fewer words name
-    a kind of agreement ("a platform agreement"), not one of ours. (id, how) or None."""
+    agreement most of whose name is said, when several fit). One word must be the whole word, not
+    an abbreviation ("lab" for "laboratory" only beside another word). "Service" names no service
+    (every agreement here is a service agreement), and fewer words name a kind of agreement ("a
+    platform agreement"), not one of ours. (id, how) or None."""
     hits: dict[str, list[str]] = {}
     for phrase in phrases:
         words = [w.lower() for w in phrase]
