@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from core.numerals import roman_value, zh_number
+
 _ZH_DIGITS = "一二三四五六七八九十百千零〇两"
 _MD = re.compile(r"^ {0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
 _ZH_CHAPTER = re.compile(rf"^第\s*([{_ZH_DIGITS}\d]+)\s*(章|编|部分|节)\s*(.*)$")
@@ -47,34 +49,6 @@ class Head:
     alt_numbers: tuple[tuple[int, ...], ...] = ()   # e.g. "I." may be letter 9 or roman 1
     numbered: bool = False   # a Markdown heading whose text carries a number ("## 3. Fees")
     bare: bool = False       # "12 Governing Law": a number without "." or ")"
-
-
-def _zh_number(s: str) -> int:
-    if s.isdigit():
-        return int(s)
-    values = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6,
-              "七": 7, "八": 8, "九": 9}
-    total, current = 0, 0
-    for ch in s:
-        if ch in values:
-            current = values[ch]
-        elif ch in "十百千":
-            unit = {"十": 10, "百": 100, "千": 1000}[ch]
-            total += (current or 1) * unit
-            current = 0
-    return total + current
-
-
-def _roman(s: str) -> int | None:
-    values = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100}
-    s = s.upper()
-    if not s or any(c not in values for c in s):
-        return None
-    total = 0
-    for a, b in zip(s, s[1:] + " "):
-        v = values[a]
-        total += -v if b != " " and values[b] > v else v
-    return total
 
 
 def is_cjk_text(s: str) -> bool:
@@ -210,7 +184,7 @@ def plain_heading(line: str, idx: int = 0) -> Head | None:
         title, inline = _zh_title(rest)
         if kind in ("zh_list", "zh_sub") and not title:
             return None  # "一、" lists are headings only when they carry a short title
-        number = (_zh_number(m.group(1)),)
+        number = (zh_number(m.group(1)),)
         marker = s[: len(s) - len(rest)].strip() if rest else s
         return Head(idx, kind, RANK[kind], number, _clean_title(title), inline,
                      (marker + " " + title).strip() if inline else s, indent)
@@ -222,7 +196,7 @@ def plain_heading(line: str, idx: int = 0) -> Head | None:
         if num.replace(".", "").isdigit():
             number = tuple(int(p) for p in num.split("."))
         else:
-            number = (_roman(num) or (ord(num.upper()) - 64),)
+            number = (roman_value(num) or (ord(num.upper()) - 64),)
         rank = RANK[kind] + 10 * (len(number) - 1)
         title, inline = rest, ""
         split = _split_inline(rest) if rest and not is_cjk_text(rest) else None
@@ -254,8 +228,8 @@ def plain_heading(line: str, idx: int = 0) -> Head | None:
         options = []
         if len(marker) == 1:
             options.append((ord(marker) - 64,))
-        if _roman(marker):
-            options.append((_roman(marker),))
+        if roman_value(marker):
+            options.append((roman_value(marker),))
         return Head(idx, "letter", RANK["letter"], options[0], _clean_title(rest), "", s,
                      indent, tuple(options))
     return None

@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from core.numerals import roman_numeral, roman_value, zh_number
 from core.retrieval.linking import CJK, jurisdiction_names, lexicon
 
 # --- dates --------------------------------------------------------------------------------
@@ -413,51 +414,10 @@ def parse_position(q: str) -> tuple[int, str] | None:
     return None
 
 
-_ZH_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
-
-
-def zh_number(text: str) -> int | None:
-    """A Chinese numeral below ten thousand ("五十", "一百二十", "十五"), or None."""
-    total, digit = 0, None
-    for ch in text:
-        if ch in _ZH_DIGITS:
-            digit = _ZH_DIGITS[ch]
-        elif ch in "十百千":
-            total += (1 if digit is None else digit) * {"十": 10, "百": 100, "千": 1000}[ch]
-            digit = None
-        else:
-            return None
-    return total + (digit or 0) or None
-
-
-def zh_numeral(n: int) -> str:
-    """n as a Chinese numeral, as 第…条 headings write it: 四, 十, 十二, 二十一 (from 100 on, in digits)."""
-    if n >= 100:
-        return str(n)
-    tens, ones = divmod(n, 10)
-    return (("" if tens == 1 else "一二三四五六七八九"[tens - 1]) + "十" if tens else "") + \
-        ("一二三四五六七八九"[ones - 1] if ones else "")
-
-
-_ROMAN = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100}
 # "section 3", "clause 12", "Article IV", "§ 5": the contract's own number of a section, not a count
 # (a sub-number, "section 12.3", names a part of a section and is left alone)
 _EN_NUMBERED = re.compile(r"(?:\b(?:section|clause|article|paragraph)\s+|§\s*)(?:no\.?\s*)?(\d{1,3}|[ivxlc]{1,7})"
                           r"(?![\w.]*\d)(?!\w)", re.I)
-
-
-def _roman_value(text: str) -> int | None:
-    values = [_ROMAN[ch] for ch in text.lower()]
-    total = sum(-v if i + 1 < len(values) and v < values[i + 1] else v for i, v in enumerate(values))
-    return total if total > 0 and roman_numeral(total) == text.upper() else None
-
-
-def roman_numeral(n: int) -> str:
-    out = ""
-    for value, letters in ((100, "C"), (90, "XC"), (50, "L"), (40, "XL"), (10, "X"), (9, "IX"), (5, "V"), (4, "IV"), (1, "I")):
-        while n >= value:
-            out, n = out + letters, n - value
-    return out
 
 
 _ZH_NUMBERED = re.compile(r"(?<!倒数)第\s*([一二两三四五六七八九十百]+|\d{1,3})\s*条")
@@ -467,7 +427,7 @@ def parse_section_number(q: str) -> tuple[int, str] | None:
     """(n, words) for a section named by its number ("section 3", "Article IV", "§ 5", "第三条"), or None."""
     zh = _ZH_NUMBERED.search(q)
     if zh:
-        n = int(zh.group(1)) if zh.group(1).isdigit() else zh_number(zh.group(1))
+        n = zh_number(zh.group(1))
         return (n, zh.group(0)) if n else None
     m = _EN_NUMBERED.search(q)
     if not m:
@@ -476,7 +436,8 @@ def parse_section_number(q: str) -> tuple[int, str] | None:
     # Roman numerals as contracts write them, in capitals; a lone "I" only after "article" (else it is the pronoun)
     if not raw.isdigit() and (not raw.isupper() or (raw == "I" and not m.group(0).lower().startswith("article"))):
         return None
-    n = int(raw) if raw.isdigit() else _roman_value(raw)
+    n = int(raw) if raw.isdigit() else roman_value(raw)
+    n = n if raw.isdigit() or roman_numeral(n or 0) == raw else None   # canonical numerals only ("IIII" is none)
     return (n, m.group(0).strip()) if n else None
 
 

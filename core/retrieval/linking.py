@@ -147,6 +147,9 @@ class _CompanyIndex:
     fuzzy: list[tuple[str, str, int]]              # (candidate lower, company, token count)
     fuzzy_ends: dict[tuple[str, str], tuple[list[int], list[str]]]  # ("head"|"tail", 2 chars) -> (indices, names)
     cjk_heads: dict[str, tuple[str, str]] = field(default_factory=dict)  # 2-character head -> (company, alias)
+    # first three letters of a service-name word -> (agreement id, the name's content words): the agreements a
+    # phrase's last word can name ("lab" reaches "Laboratory Analytics Platform")
+    services: dict[str, list[tuple[str, list[str]]]] = field(default_factory=dict)
 
 
 _INDEX_CACHE: dict[int, tuple[Vocabulary, _CompanyIndex]] = {}
@@ -221,8 +224,20 @@ def _build_company_index(vocab: Vocabulary) -> _CompanyIndex:
             ids, strings = ends.setdefault(key, ([], []))
             ids.append(i)
             strings.append(cand)
+    services: dict[str, list[tuple[str, list[str]]]] = {}
+    for a in vocab.agreements:
+        words = _service_name_words(a.get("service_name") or "")
+        for stem in dict.fromkeys(w[:3] for w in words):
+            services.setdefault(stem, []).append((a["id"], words))
     return _CompanyIndex(by_run, other, {k: v for k, v in firsts.items() if v}, fuzzy, ends,
-                         {k: v for k, v in heads.items() if v})
+                         {k: v for k, v in heads.items() if v}, services)
+
+
+def _service_name_words(name: str) -> list[str]:
+    """A service name's content words, plural "s" dropped; "service" names no service (every
+    agreement here is a service agreement)."""
+    return [w for w in (w.lower().rstrip("s") for w in re.findall(r"[A-Za-z][A-Za-z\-]{2,}", name))
+            if w not in STOPWORDS and w != "service"]
 
 
 def link_company_spans(question: str, vocab: Vocabulary) -> tuple[dict[str, str], list[tuple[int, int]]]:
@@ -407,12 +422,11 @@ def _agreement_whose_service_ends(phrases: list[list[str]], vocab: Vocabulary, h
     (every agreement here is a service agreement), and fewer words name a kind of agreement ("a
     platform agreement"), not one of ours. (id, how) or None."""
     hits: dict[str, list[str]] = {}
+    services = _company_index(vocab).services
     for phrase in phrases:
         words = [w.lower() for w in phrase]
-        for a in vocab.agreements:
-            service = [w for w in (w.lower().rstrip("s") for w in re.findall(r"[A-Za-z][A-Za-z\-]{2,}",
-                                                                               a.get("service_name") or ""))
-                       if w not in STOPWORDS and w != "service"]
+        last = next((w for w in reversed(words) if w not in STOPWORDS and w.rstrip("s") != "service"), "")
+        for sla_id, service in services.get(last[:3], []) if len(last) >= 3 else []:
             said = []
             for w in reversed(words):
                 if w in STOPWORDS or w.rstrip("s") == "service":   # "logistics and warehousing": read past
@@ -422,7 +436,7 @@ def _agreement_whose_service_ends(phrases: list[list[str]], vocab: Vocabulary, h
                 said.append(w)
             whole = len(said) >= 2 or (said and said[0].rstrip("s") in service and len(said[0]) >= 4)
             if whole and 2 * len(said) >= len(service):
-                hits[a["id"]] = said[::-1]
+                hits[sla_id] = said[::-1]
     most = max((len(said) for said in hits.values()), default=0)
     best = [(sla_id, said) for sla_id, said in hits.items() if len(said) == most]   # the longest name said
     if len(best) != 1:

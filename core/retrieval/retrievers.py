@@ -14,7 +14,7 @@ from core.graph import vocabulary as graph_cache
 from core.graph.db import Database
 from core.graph.queries import retrieval as q
 from core.graph.queries import spend as qs
-from core.retrieval import conditions as cond
+from core.numerals import roman_numeral, zh_numeral
 from core.types import SPEND_INTENTS, Intent, Mode, Plan
 from core.graph.selectivity import ClauseCounts
 from core.errors import ClauseGraphError
@@ -166,7 +166,7 @@ class DocumentRetriever(Retriever):
     def _numbered(self, n: int, active: set, spend: str, params: dict) -> Retrieval:
         """"Section n": the clause headed n, else the n-th clause, and a warning saying which agreements
         had no heading numbered n (so the user knows the answer is a place, not a number)."""
-        params["heading_number"] = q.heading_number_pattern(n, cond.roman_numeral(n), cond.zh_numeral(n))
+        params["heading_number"] = q.heading_number_pattern(n, roman_numeral(n), zh_numeral(n))
         r = self._run(q.clause_numbered(active, spend), params)
         by_place = sorted({row["sla_id"] for row in r.rows if not row.get("by_number")})
         if by_place:

@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass
 
 from core.graph.vocabulary import Vocabulary
+from core.numerals import zh_number
 from core.retrieval import conditions as cond
 from core.retrieval.linking import match_values
 
@@ -43,9 +44,10 @@ def _amount(m: re.Match) -> float:
 
 # amounts written out in words, before a multiplier: "half a million", "a quarter of a million",
 # "two million", "three hundred thousand", "五十万", "一百二十万"
-_EN_UNITS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
-             "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20, "thirty": 30, "forty": 40,
-             "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90, "a": 1, "an": 1}
+# the count words the planner knows, the tens, and "a" / "an" ("a million")
+_EN_UNITS = {w: n for w, n in cond.NUMBER_WORDS.items() if w.isalpha() and w.isascii()} | {
+    "fifteen": 15, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80,
+    "ninety": 90, "a": 1, "an": 1}
 _EN_FRACTIONS = {"half": 0.5, "quarter": 0.25, "a quarter": 0.25, "three quarters": 0.75}
 _SPELLED_EN = re.compile(
     r"\b(?:(?P<frac>half|a quarter|quarter|three quarters)\s+(?:of\s+)?an?|"
@@ -67,7 +69,7 @@ def spelled_amounts_as_digits(q: str) -> str:
         return f"{value * MULT[m.group('mult')]:.0f}"
 
     def zh(m: re.Match) -> str:
-        n = cond.zh_number(m.group(1))
+        n = zh_number(m.group(1))
         return str(n) if n else m.group(0)
     return _SPELLED_ZH.sub(zh, _SPELLED_EN.sub(en, q))
 

@@ -73,9 +73,10 @@ def test_section_numbers(question, expect):
 
 def test_heading_number_pattern_matches_every_numbering_style_and_nothing_else():
     from core.graph.queries.retrieval import heading_number_pattern
+    from core.numerals import roman_numeral, zh_numeral
 
     def headed(n: int, heading: str) -> bool:   # Python's re reads the pattern as Neo4j's Java regex does here
-        return re.match(heading_number_pattern(n, cond.roman_numeral(n), cond.zh_numeral(n)), heading) is not None
+        return re.match(heading_number_pattern(n, roman_numeral(n), zh_numeral(n)), heading) is not None
 
     for heading in ("3. Fees", "## 3. Fees", "**3. Term**", "3 Support", "Section 3 Remote Hands", "ARTICLE III - TERM",
                     "§ 3 Fees", "第三条 技术支持", "第3条 维修与保养"):

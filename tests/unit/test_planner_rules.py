@@ -14,7 +14,7 @@ import pytest
 from core.config import settings
 from core.errors import ClauseGraphError
 from core.graph.vocabulary import Vocabulary
-from tests.unit.vocabularies import two_suppliers
+from tests.unit.vocabularies import two_suppliers, with_services
 from core.retrieval import planner
 from core.retrieval.follow_up import SessionContext
 from core.retrieval.planner import ROUTES, plan_question
@@ -262,10 +262,7 @@ def test_a_service_word_names_one_of_a_companys_agreements():
 
 
 def test_an_agreement_named_by_its_service_alone_is_that_agreement():
-    vocab = two_suppliers(agreements=[
-        {"id": "SLA-001", "company": "Kestrel Logistics GmbH", "service_name": "Laboratory Analytics Platform"},
-        {"id": "SLA-002", "company": "Belmira Payments SA", "service_name": "Contract Logistics and Warehousing"},
-        {"id": "SLA-003", "company": "Belmira Payments SA", "service_name": "Colocation Services"}])
+    vocab = with_services("Laboratory Analytics Platform", "Contract Logistics and Warehousing", "Colocation Services")
     # "lab" abbreviates "laboratory"; the words before "agreement" are read back to the first that is no service word
     p = plan_question("What are the liability terms in the lab analytics platform agreement?", vocab)
     assert p.params.sla_ids == ["SLA-001"] and p.params.types == ["Liability"] and p.intent == Intent.DOCUMENT_TYPE
@@ -798,10 +795,7 @@ def test_a_chinese_question_ending_in_the_suppliers_lists_them_and_which_one_ask
 
 
 def test_a_supplier_asked_for_by_what_it_supplies_lists_that_agreement():
-    vocab = two_suppliers(agreements=[
-        {"id": "SLA-001", "company": "Kestrel Logistics GmbH", "service_name": "Cosmetic Packaging Supply"},
-        {"id": "SLA-002", "company": "Belmira Payments SA", "service_name": "Payment Processing Services"},
-        {"id": "SLA-003", "company": "Belmira Payments SA", "service_name": "Pharmacovigilance Case Processing"}])
+    vocab = with_services("Cosmetic Packaging Supply", "Payment Processing Services", "Pharmacovigilance Case Processing")
     p = plan_question("Which supplier does our cosmetic packaging?", vocab)
     assert p.params.sla_ids == ["SLA-001"] and p.intent == Intent.COUNT and p.params.count_unit == "agreements"
     assert p.linked["agreements"]["SLA-001"] == "supplies 'cosmetic packaging'"

@@ -41,3 +41,11 @@ def corpus_vocabulary(root) -> Vocabulary:
                    "service_name": r.get("service_name")} for r in read("agreements.csv")]
     return Vocabulary(companies=companies, agreements=agreements, clause_types=[t.name for t in load_taxonomy()],
                       spend_years=sorted({int(r["year"]) for r in read("spend.csv")}))
+
+
+def with_services(*services: str) -> Vocabulary:
+    """`two_suppliers` whose agreements SLA-001, SLA-002, ... supply these services (the first
+    Kestrel's, the others Belmira's)."""
+    return two_suppliers(agreements=[
+        {"id": f"SLA-{i:03d}", "company": COMPANIES[0 if i == 1 else 1]["name"], "service_name": name}
+        for i, name in enumerate(services, start=1)])
