@@ -20,9 +20,11 @@ _ZH_CHAPTER = re.compile(rf"^第\s*([{_ZH_DIGITS}\d]+)\s*(章|编|部分|节)\s*
 _ZH_ARTICLE = re.compile(rf"^第\s*([{_ZH_DIGITS}\d]+)\s*条\s*(.*)$")
 _ZH_LIST = re.compile(r"^([一二三四五六七八九十百]+)\s*[、.．]\s*(.*)$")
 _ZH_SUB = re.compile(r"^[（(]\s*([一二三四五六七八九十]+)\s*[）)]\s*(.*)$")
+# "Section 8.3(a) or Section 8.4." opening a hard-wrapped line is a cross-reference: a heading's
+# number is never glued to a parenthesised sub-division
 _KEYWORD = re.compile(
     r"^(ARTICLE|Article|SECTION|Section|CLAUSE|Clause|PART|Part|CHAPTER|Chapter|§)(?:\s+|(?<=§))(?:[-–—]\s*)?"
-    r"(\d{1,3}(?:\.\d{1,3})*|[IVXLC]{1,7}|[ivxlc]{1,7}|[A-Z])(?![\w])\.?\s*(.*)$")
+    r"(\d{1,3}(?:\.\d{1,3})*|[IVXLC]{1,7}|[ivxlc]{1,7}|[A-Z])(?![\w(]|\.\d)\.?\s*(.*)$")
 _NUMBERED = re.compile(r"^(\d{1,3}(?:\.\d{1,3})*)(?:([.)、])(?:\s+|(?=[A-Z\u4e00-\u9fff]))|\s+)(.+)$")
 _LETTERED = re.compile(r"^([A-Z]|[IVXLC]{1,6})[.)]\s+(.+)$")
 _SEPARATORS = re.compile(r"^[\s.:\-–—]+")
@@ -323,6 +325,7 @@ def markdown_heading(line: str, idx: int = 0) -> Head | None:
 
 def looks_like_heading(line: str) -> bool:
     """True when a line would be taken as a section heading (used by furniture removal)."""
+    return markdown_heading(line) is not None or plain_heading(line) is not None
 
 
 _EXHIBIT = re.compile(

@@ -141,12 +141,47 @@ def _plausible_cjk(text: str) -> bool:
     return common / len(others) >= 0.9
 
 
+def _double_byte_trails(data: bytes) -> tuple[int, int]:
+    """(ASCII, high) second bytes of GB18030's two-byte characters. Chinese text pairs high bytes
+    (GB2312 puts both in 0xA1-0xFE); Windows-1252 Latin text read as GB18030 swallows the ASCII
+    letter after each accented one ("M\\xfcller" as "M黮ler")."""
+    ascii_trail = high_trail = i = 0
+    while i < len(data) - 1:
+        b = data[i]
+        if b < 0x81 or b == 0xFF:
+            i += 1
+            continue
+        nxt = data[i + 1]
+        if 0x30 <= nxt <= 0x39:
+            i += 4   # a four-byte sequence
+            continue
+        if nxt >= 0x80:
+            high_trail += 1
+        else:
+            ascii_trail += 1
+        i += 2
+    return ascii_trail, high_trail
+
+
+_WESTERN_PUNCTUATION = set("\u00a0\u2018\u2019\u201a\u201c\u201d\u201e\u2013\u2014\u2022\u2026\u20ac\u2122"
+                           "\u00a9\u00ae\u00b0\u00a7\u00b7\u00ab\u00bb\u00a3\u00a5\u00b5\u00bd\u00bc\u00be"
+                           "\u00ad\u00b1\u00b6\u2020\u2021\u2030\u00ba\u00aa\u00a1")
+
+
+def _western(text: str) -> bool:
+    """Every non-ASCII character is a Latin-1 letter or common typographic punctuation, as
+    English, German, French, Spanish or Dutch text in Windows-1252 reads."""
+    return all(c in _WESTERN_PUNCTUATION or ("\u00c0" <= c <= "\u00ff" and c not in "\u00d7\u00f7")
+               or c in "\u0152\u0153\u0160\u0161\u0178\u017d\u017e"
+               for c in text if ord(c) > 0x7F)
+
+
 def decode_bytes(data: bytes) -> tuple[str, str]:
     """Decode a contract or CSV: (text without BOM, encoding name).
 
     Strict decodes in order of how unambiguous they are (BOMs, UTF-16 NUL patterns, UTF-8,
-    GB18030); charset-normalizer only as the last resort, because its guesses on short
-    texts are unstable. Raises ValueError for binary or undecodable data.
+    GB18030, Windows-1252 when it reads as Western text); charset-normalizer only as the last
+    resort, because its guesses on short texts are unstable. Raises ValueError for binary or undecodable data.
     """
     for bom, name in ((codecs.BOM_UTF32_LE, "utf-32-le"), (codecs.BOM_UTF32_BE, "utf-32-be"),
                       (codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16-le"),
@@ -170,10 +205,17 @@ def decode_bytes(data: bytes) -> tuple[str, str]:
         return data.decode("utf-8"), "utf-8"
     except UnicodeDecodeError:
         pass
+    ascii_trail, high_trail = _double_byte_trails(data)
     try:
         text = data.decode("gb18030")
-        if _plausible_cjk(text) and _control_ratio(text) < 0.01:
+        if _plausible_cjk(text) and _control_ratio(text) < 0.01 and ascii_trail <= high_trail:
             return text, "gb18030"
+    except UnicodeDecodeError:
+        pass
+    try:
+        text = data.decode("cp1252")
+        if _western(text) and _control_ratio(text) < 0.01:
+            return text, "cp1252"
     except UnicodeDecodeError:
         pass
     from charset_normalizer import from_bytes

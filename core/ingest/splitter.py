@@ -111,10 +111,13 @@ def _enforce_sequence(heads: list[Head], lines: list[str]) -> list[Head]:
                           if lines[j].strip()), "")
         next_line = next((lines[j].strip() for j in range(h.idx + 1, len(lines))
                           if lines[j].strip()), "")
-        # a heading introduces a paragraph; a list item is followed by the next item
-        has_paragraph = bool(h.inline) or (len(next_line) > 80 and not looks_like_heading(next_line))
+        # a heading introduces a paragraph; a list item is followed by the next item. A long next
+        # line counts as the paragraph even when it opens with a sub-number ("1. Governance." over
+        # "1.1 Joint Steering Committee. The parties ..."), and a lead-in ending in a colon opens
+        # a list even when it is numbered itself ("3. The Company's Obligations:")
+        has_paragraph = bool(h.inline) or len(next_line) > 80
         options = h.alt_numbers or (h.number,)
-        if prev_line.endswith((":", "：")) and not has_paragraph and not looks_like_heading(prev_line):
+        if prev_line.endswith((":", "：")) and not has_paragraph:
             list_mode[h.rank] = (options[0][-1], h.idx)
             continue
         if h.rank in list_mode:
@@ -154,6 +157,29 @@ def _starts_late(heads: list[Head], lines: list[str]) -> bool:
     return 4 * before > sum(len(ln.strip()) for ln in lines)
 
 
+def _markdown_only_late(md: list[Head], plain: list[Head], lines: list[str]) -> bool:
+    """Markdown headings that appear only after a quarter of the text, under plain numbered
+    headings that start earlier: "/s/ Jane Roe" over a "------" signature rule in a hard-wrapped
+    filing reads as a setext heading, but the numbering is the structure."""
+    plain = [h for h in plain if not h.bare]
+    return len(plain) >= 2 and plain[0].idx < md[0].idx and _starts_late(md, lines)
+
+
+def _nest_indented(singles: list[Head]) -> None:
+    """An indented "1." is a nested list item, unless it carries on the top-level numbering
+    ("2." at the margin, "3." indented): unfolded EDGAR pages indent their headings unevenly."""
+    base = min(h.indent for h in singles)
+    prev_nested, last_top = False, None
+    for h in singles:
+        continues_top = not prev_nested and last_top is not None and h.number[0] == last_top + 1
+        nested = h.indent > base + 1 and not continues_top
+        if nested:
+            h.rank += 10
+        else:
+            last_top = h.number[0]
+        prev_nested = nested
+
+
 def _detect_headings(lines: list[str]) -> tuple[list[Head], bool]:
     """All accepted headings, and whether the document uses Markdown headings."""
     md, plain = [], []
@@ -171,8 +197,10 @@ def _detect_headings(lines: list[str]) -> tuple[list[Head], bool]:
         head = plain_heading(line, i)
         if head:
             plain.append(head)
-    if len(md) >= 2:  # a Markdown document: its '#' headings are the structure
-        return _drop_toc(md, lines), True
+    if len(md) >= 2:
+        if not _markdown_only_late(md, plain, lines):  # a Markdown document: its '#' headings are the structure
+            return _drop_toc(md, lines), True
+        md = []   # underlined signature lines at the end of a numbered plain-text contract
     if sum(h.bare for h in plain) < 2:   # "12 Governing Law" style only when used throughout
         plain = [h for h in plain if not h.bare]
     if sum(h.kind != "letter" for h in plain) >= 2:   # "A. Hardware" is a list item under numbered sections
@@ -193,10 +221,7 @@ def _detect_headings(lines: list[str]) -> tuple[list[Head], bool]:
     # indentation means nesting only where the numbering restarts under it; one sequence
     # whose headings are indented unevenly (EDGAR exports) is one level
     if singles and any(b.number <= a.number for a, b in zip(singles, singles[1:])):
-        base = min(h.indent for h in singles)
-        for h in plain:
-            if h.kind == "num" and len(h.number) == 1 and h.indent > base + 1:
-                h.rank += 10   # an indented "1." is a nested list item
+        _nest_indented(singles)
     heads = sorted(md + plain, key=lambda h: h.idx)
     heads = _drop_toc(heads, lines)
     return _enforce_sequence(heads, lines), False
@@ -275,10 +300,12 @@ def _break_mid_line(line: str) -> str:
 def _title_on_its_line(part: str) -> str:
     """A folded heading's title on its own line when it reads as a title (at most 12 words, no
     contents page number); the piece as it was otherwise."""
-    m = _FOLDED_TITLE.match(part.lstrip(" \t"))
+    body = part.lstrip(" \t")
+    m = _FOLDED_TITLE.match(body)
     if not m or len(m.group(1).split()) > 12 or _PAGE_REF.search(m.group(1)):
         return part
-    return m.group(1) + "\n" + part.lstrip(" \t")[m.end():]
+    indent = part[:len(part) - len(body)]   # kept: headings indented alike stay one level
+    return indent + m.group(1) + "\n" + body[m.end():]
 
 
 def _subnumbered_title_on_its_line(line: str) -> str:
@@ -291,7 +318,7 @@ def _subnumbered_title_on_its_line(line: str) -> str:
     if len(words) > 12 or any(len(w) > 3 and not w[0].isupper() and not w[0].isdigit() for w in words):
         return line
     head = line.lstrip(" \t")
-    return head[:m.end()].rstrip() + "\n" + head[m.end():]
+    return line[:len(line) - len(head)] + head[:m.end()].rstrip() + "\n" + head[m.end():]
 
 
 def _trailing_heading_on_its_line(line: str) -> str:

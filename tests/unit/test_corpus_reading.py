@@ -205,6 +205,21 @@ def test_decode_bytes(encoding, data):
     assert text in (CHINESE, CONTRACT)
 
 
+@pytest.mark.parametrize("text", [
+    "M\u00fcller GmbH, Stra\u00dfe 5, 50667 K\u00f6ln. Es gilt deutsches Recht.",
+    "The \u201cSupplier\u201d shall pay \u20ac100 \u2013 see Soci\u00e9t\u00e9 G\u00e9n\u00e9rale\u2019s terms.",
+])
+def test_windows_1252_latin_text_is_not_read_as_chinese(text):
+    # GB18030 decodes these bytes too, swallowing the letter after each accented one ("M黮ler")
+    decoded, found = decode_bytes(text.encode("cp1252"))
+    assert (decoded, found) == (text, "cp1252")
+
+
+def test_chinese_with_english_words_stays_gb18030():
+    text = "第一条 服务范围 Supplier 提供 SLA 99.9% 的可用性。"
+    assert decode_bytes(text.encode("gbk")) == (text, "gb18030")
+
+
 @pytest.mark.parametrize("data", [b"\x00\x01\x02\x03binary\x00\xff", bytes(range(256)) * 4])
 def test_decode_bytes_rejects_binary(data):
     with pytest.raises(ValueError):

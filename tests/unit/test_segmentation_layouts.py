@@ -5,6 +5,7 @@ here is written for the test; none is copied from a contract.
 """
 from __future__ import annotations
 
+from core.ingest.headings import plain_heading
 from core.ingest.splitter import split_contract
 
 
@@ -371,3 +372,38 @@ def test_bold_title_lines_as_word_exports_them():
     text = (f"**Cloud Agreement**\n\nThis agreement is made between A and B.\n\n**Services**\n{FILLER}\n"
             f"**Fees**\n{FILLER}\n**Governing Law**\nThe laws of Ireland apply.\n")
     assert titles(text) == ["Services", "Fees", "Governing Law"]
+
+
+# --------------------------------------------------------------------------- hard-wrapped text filings
+
+
+def test_bare_section_lines_are_headings_not_running_heads():
+    # "Section 1" repeats (digits aside) on every section: furniture removal must leave headings alone
+    text = "MASTER SERVICES AGREEMENT\n\n" + "\n\n".join(
+        f"Section {i}\n\n{FILLER}Topic {i} is settled here." for i in range(1, 6))
+    result = split_contract(text)
+    assert result.segmentation == "headings" and result.furniture_removed == []
+    assert [c.heading for c in result.clauses] == [f"Section {i}" for i in range(1, 6)]
+
+
+def test_underlined_signature_lines_do_not_make_a_markdown_document():
+    sections = "".join(f"{i}. {t}\n\n{FILLER * 3}\n\n" for i, t in enumerate(["Services", "Fees", "Term"], 1))
+    signatures = ("IN WITNESS WHEREOF the parties have signed.\n\nACME LTD\n\n/s/ Jane Roe\n"
+                  "------------------------\n\nBETA GMBH\n\n/s/ John Doe\n------------------------\n")
+    assert titles(sections + signatures) == ["Services", "Fees", "Term"]
+
+
+def test_a_wrapped_line_opening_with_a_cross_reference_is_not_a_heading():
+    # a hard-wrapped sentence may put "Section 8.3(a)" at the start of a line
+    assert plain_heading("Section 8.3(a)(i) or Section 8.3(a)(ii).") is None
+    assert plain_heading("Section 2.2(a)(i) of this Agreement.") is None
+    assert plain_heading("Section 8.3 Suits for Infringement.").title.startswith("Suits for Infringement")
+
+
+def test_uneven_indentation_still_one_level_where_an_exhibit_restarts_numbering():
+    # unfolded EDGAR pages indent some headings; the exhibit's "1." restarts the numbering
+    body = " of this agreement applies to both parties for its whole term and beyond it.\n\n"
+    text = ("1. Scope. The scope" + body + "    2. Fees. The fees" + body + "3. Term. The term" + body +
+            "    4. Notices. Notices" + body + "EXHIBIT A\n\nPRICES\n\n1. Hardware. The hardware" + body +
+            "2. Software. The software" + body)
+    assert titles(text)[:4] == ["Scope", "Fees", "Term", "Notices"]
