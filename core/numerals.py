@@ -47,3 +47,29 @@ def roman_numeral(n: int) -> str:
         while n >= value:
             out, n = out + letters, n - value
     return out
+
+
+_EN_UNITS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
+             "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"]
+_EN_TENS = ["", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
+_EN_ORDINAL_UNITS = ["zeroth", "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth",
+                     "tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth",
+                     "seventeenth", "eighteenth", "nineteenth"]
+
+
+def english_number(word: str) -> int | None:
+    """A number written out in English, cardinal or ordinal, 1-99 ("ONE", "Twenty-One", "third",
+    "TWENTY-FIRST"), as some contracts number their articles; None for any other word."""
+    w = word.lower().replace(" ", "-")
+    for names in (_EN_UNITS, _EN_ORDINAL_UNITS):
+        if w in names:
+            return names.index(w) or None
+    tens, _, unit = w.partition("-")
+    for ti, name in enumerate(_EN_TENS):
+        if name and (tens == name or tens == name[:-1] + "ieth"):
+            if not unit:
+                return 10 * ti
+            for names in (_EN_UNITS, _EN_ORDINAL_UNITS):
+                if unit in names[1:10]:
+                    return 10 * ti + names.index(unit)
+    return None

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from core.numerals import roman_value, zh_number
+from core.numerals import english_number, roman_value, zh_number
 
 _ZH_DIGITS = "一二三四五六七八九十百千零〇两"
 _MD = re.compile(r"^ {0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
@@ -23,8 +23,10 @@ _ZH_SUB = re.compile(r"^[（(]\s*([一二三四五六七八九十]+)\s*[）)]\s*
 # "Section 8.3(a) or Section 8.4." opening a hard-wrapped line is a cross-reference: a heading's
 # number is never glued to a parenthesised sub-division
 _KEYWORD = re.compile(
-    r"^(ARTICLE|Article|SECTION|Section|CLAUSE|Clause|PART|Part|CHAPTER|Chapter|§)(?:\s+|(?<=§))(?:[-–—]\s*)?"
-    r"(\d{1,3}(?:\.\d{1,3})*|[IVXLC]{1,7}|[ivxlc]{1,7}|[A-Z])(?![\w(]|\.\d)\.?\s*(.*)$")
+    r"^(ARTICLE|Article|SECTION|Section|CLAUSE|Clause|PART|Part|CHAPTER|Chapter|SEC\.|Sec\.|ART\.|Art\.|§)"
+    r"(?:\s+|(?<=[§.]))(?:[-–—]\s*)?"
+    r"(\d{1,3}(?:\.\d{1,3})*|[IVXLC]{1,7}|[ivxlc]{1,7}|[A-Z]|[A-Za-z]{3,}(?:-[A-Za-z]{3,})?)(?![\w(]|\.\d)\.?\s*(.*)$")
+_ABBREVIATED = {"sec.": "section", "art.": "article"}
 _NUMBERED = re.compile(r"^(\d{1,3}(?:\.\d{1,3})*)(?:([.)、])(?:\s+|(?=[A-Z\u4e00-\u9fff]))|\s+)(.+)$")
 _LETTERED = re.compile(r"^([A-Z]|[IVXLC]{1,6})[.)]\s+(.+)$")
 _SEPARATORS = re.compile(r"^[\s.:\-–—]+")
@@ -166,6 +168,17 @@ def _zh_title(rest: str) -> tuple[str, str]:
     return "", rest
 
 
+def _keyword_number(num: str) -> tuple[int, ...] | None:
+    """The number after ARTICLE / Section: 12.3, IV, B, ONE, Twenty-First; None for a word that is
+    not one ("Section Headings", "Part Time")."""
+    if num.replace(".", "").isdigit():
+        return tuple(int(p) for p in num.split("."))
+    if len(num) <= 2 or ((num.isupper() or num.islower()) and roman_value(num) and len(num) <= 7):
+        return (roman_value(num) or (ord(num.upper()) - 64),)
+    value = english_number(num)
+    return (value,) if value else None
+
+
 def plain_heading(line: str, idx: int = 0) -> Head | None:
     """Recognize a non-Markdown heading line, or None."""
     indent = len(line) - len(line.lstrip())
@@ -192,13 +205,11 @@ def plain_heading(line: str, idx: int = 0) -> Head | None:
                      (marker + " " + title).strip() if inline else s, indent)
 
     m = _KEYWORD.match(s)
-    if m:
-        word, num, rest = m.group(1).lower(), m.group(2), _SEPARATORS.sub("", m.group(3))
+    number = _keyword_number(m.group(2)) if m else None
+    if number:
+        word, rest = m.group(1).lower(), _SEPARATORS.sub("", m.group(3))
+        word = _ABBREVIATED.get(word, word)
         kind = "chapter" if word in ("part", "chapter") else "section" if word == "§" else word
-        if num.replace(".", "").isdigit():
-            number = tuple(int(p) for p in num.split("."))
-        else:
-            number = (roman_value(num) or (ord(num.upper()) - 64),)
         rank = RANK[kind] + 10 * (len(number) - 1)
         title, inline = rest, ""
         split = _split_inline(rest) if rest and not is_cjk_text(rest) else None

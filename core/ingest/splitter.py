@@ -385,6 +385,23 @@ def _setext_to_atx(lines: list[str]) -> list[str]:
     return out
 
 
+_LONE_NUMBER = re.compile(r"^\s*\d{1,3}(?:\.\d{1,3})*[.)]\s*$")
+
+
+def _join_lone_numbers(lines: list[str]) -> list[str]:
+    """'1.' on a line of its own and its title on the next, as text pulled out of a PDF often has
+    numbered headings, as one heading line '1. Definitions' (only where the two read as one)."""
+    out = list(lines)
+    for i, line in enumerate(out[:-1]):
+        if not _LONE_NUMBER.match(line):
+            continue
+        j = i + 2 if not out[i + 1].strip() and i + 2 < len(out) else i + 1
+        joined = line.rstrip() + " " + out[j].strip()
+        if out[j].strip() and plain_heading(joined) is not None:
+            out[i], out[j] = joined, ""
+    return out
+
+
 def split_contract(text: str) -> SplitResult:
     """Clean a contract and split it into clauses; see the module docstring for the rules.
 
@@ -393,7 +410,7 @@ def split_contract(text: str) -> SplitResult:
     (`segmentation="paragraphs"`), so that it is still searchable clause by clause.
     """
     cleaned, furniture = remove_page_furniture(normalize_text(_unfold(text)))
-    lines = _setext_to_atx(cleaned.split("\n"))
+    lines = _join_lone_numbers(_setext_to_atx(cleaned.split("\n")))
     heads, is_markdown = _detect_headings(lines)
     result = _split_at_headings(lines, heads, is_markdown, furniture) if heads else None
     why = _why_not_headings(result, cleaned)

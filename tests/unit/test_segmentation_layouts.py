@@ -407,3 +407,37 @@ def test_uneven_indentation_still_one_level_where_an_exhibit_restarts_numbering(
             "    4. Notices. Notices" + body + "EXHIBIT A\n\nPRICES\n\n1. Hardware. The hardware" + body +
             "2. Software. The software" + body)
     assert titles(text)[:4] == ["Scope", "Fees", "Term", "Notices"]
+
+
+def test_articles_numbered_in_words_and_abbreviated_keywords():
+    sections = [("ONE", "DEFINITIONS"), ("TWO", "SERVICES"), ("THREE", "FEES"), ("TWENTY-ONE", "GOVERNING LAW")]
+    text = "".join(f"ARTICLE {n}\n{t}\n\n{FILLER * 2}\n\n" for n, t in sections)
+    assert titles(text) == ["DEFINITIONS", "SERVICES", "FEES", "GOVERNING LAW"]
+    text = "".join(f"Article {n} - {t.title()}\n\n{FILLER * 2}\n\n" for n, t in [("First", "Scope"), ("Second", "Fees")])
+    assert titles(text) == ["Scope", "Fees"]
+    text = "".join(f"Sec. {i}. {t}. {FILLER * 2}\n\n" for i, t in enumerate(["Definitions", "Services", "Fees"], 1))
+    assert titles(text) == ["Definitions", "Services", "Fees"]
+    text = "".join(f"Art. {i} {t}\n\n{FILLER * 2}\n\n" for i, t in enumerate(["Gegenstand", "Vergütung", "Gerichtsstand"], 1))
+    assert titles(text) == ["Gegenstand", "Vergütung", "Gerichtsstand"]
+
+
+def test_a_word_after_section_is_not_a_number():
+    assert plain_heading("Section Headings") is None
+    assert plain_heading("Part Time Staff") is None
+    assert plain_heading("Section Three of the Agreement is amended to read as follows.") is None
+
+
+def test_a_number_on_its_own_line_above_its_title():
+    # text pulled out of a PDF often leaves "1." and its title on separate lines
+    text = "".join(f"{i}.\n{t}\n\n{FILLER * 2}\n\n" for i, t in enumerate(["Definitions", "Services", "Fees"], 1))
+    assert titles(text) == ["Definitions", "Services", "Fees"]
+    text = f"1. Delivery\n\nThe supplier delivers:\n\n1.\nThe supplier shall deliver the goods on time.\n\n{FILLER}"
+    assert "The supplier shall deliver the goods on time." in split_contract(text).clauses[0].text
+
+
+def test_english_numbers_cardinal_and_ordinal():
+    from core.numerals import english_number
+
+    assert [english_number(w) for w in ("ONE", "Twenty-One", "third", "TWENTY-FIRST", "twentieth", "ninety-nine")] == \
+        [1, 21, 3, 21, 20, 99]
+    assert english_number("Services") is None and english_number("zero") is None
