@@ -196,7 +196,6 @@ class _Lexicon:
             get, learn = self._tok_info.get, self._learn
             infos = [get(t) or learn(t) for t in toks]
             first, en = self.first, self.en
-            n = len(infos)
             skip_to = 0
             for i, (stem, starts, star_entry) in enumerate(infos):
                 if i < skip_to or not (starts or star_entry):
