@@ -15,7 +15,7 @@ import subprocess
 from pathlib import Path
 from typing import Mapping, Sequence
 
-from core.config import EVAL_RESULTS_ENV, PROJECT_ROOT, LocalNeo4jSettings, eval_results_dir, settings
+from core.config import PROJECT_ROOT, LocalNeo4jSettings, eval_results_dir, settings
 
 EVAL_HOME_ENV = "CLAUSEGRAPH_EVAL_NEO4J_HOME"
 EVAL_PORT_ENV = "CLAUSEGRAPH_EVAL_NEO4J_PORT"

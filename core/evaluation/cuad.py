@@ -527,7 +527,7 @@ def format_table(result: dict) -> str:
     names = list(result["excerpt_type_accuracy"])
     lines = [f"CUAD: {result['contracts']} contracts, {result.get('clauses', '?')} clauses "
              f"({result.get('rejected_contracts', 0)} contracts rejected)",
-             f"mapping: " + "; ".join(f"{k} -> {v}" for k, v in result["mapping"].items()), "",
+             "mapping: " + "; ".join(f"{k} -> {v}" for k, v in result["mapping"].items()), "",
              f"(a) excerpt type accuracy ({ex['located']} of {ex['mapped']} mapped excerpts located)",
              f"{'category':<38}{'n':>5}" + "".join(f"{n:>10}" for n in names)]
     for cat, row in result["per_category"].items():

@@ -205,7 +205,7 @@ def features(query: str, texts: Sequence[str], scores: Sequence[float]) -> list[
     idf_total = sum(idf.values()) or 1.0
     pairs = list(zip(q, q[1:]))
     q_cue = 1.0 if _QUERY_CUES.search(query or "") else 0.0
-    hi, lo = max(scores), min(scores)
+    hi = max(scores)
     mean = sum(scores) / n
     sd = math.sqrt(sum((s - mean) ** 2 for s in scores) / n) or 1.0
     lengths = [math.log1p(len(d)) for d in docs]
