@@ -181,7 +181,8 @@ def decode_bytes(data: bytes) -> tuple[str, str]:
 
     Strict decodes in order of how unambiguous they are (BOMs, UTF-16 NUL patterns, UTF-8,
     GB18030, Windows-1252 when it reads as Western text); charset-normalizer only as the last
-    resort, because its guesses on short texts are unstable. Raises ValueError for binary or undecodable data.
+    resort, because its guesses on short texts are unstable. Raises ValueError for binary or
+    undecodable data.
     """
     for bom, name in ((codecs.BOM_UTF32_LE, "utf-32-le"), (codecs.BOM_UTF32_BE, "utf-32-be"),
                       (codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16-le"),
