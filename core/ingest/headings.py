@@ -300,6 +300,7 @@ def _numbered_heading(m: re.Match, s: str, idx: int, indent: int) -> Head | None
 _NOT_CAPS_HEADINGS = re.compile(r"^(IN WITNESS|WITNESS|WHEREAS|NOW,? THEREFORE|BY:|NAME:|TITLE:|DATE:)")
 
 
+_ZH_BRACKET_LINE = re.compile(r"^【([^【】]{1,30})】[:：]?$")
 _BOLD_LINE = re.compile(r"^(\*\*|__)([^*_]{2,80}?)\1:?$")
 
 
@@ -309,6 +310,9 @@ def caps_heading(line: str, idx: int) -> Head | None:
     bold = _BOLD_LINE.match(line.strip())
     if bold and _short_title(bold.group(2)):
         return Head(idx, "caps", RANK["article"], None, _clean_title(bold.group(2)), "", line.strip())
+    bracket = _ZH_BRACKET_LINE.match(line.strip())
+    if bracket:   # "【服务内容】": Chinese online agreements set their headings in lenticular brackets
+        return Head(idx, "caps", RANK["article"], None, bracket.group(1).strip(), "", line.strip())
     s = line.strip().replace("**", "").rstrip(":").strip()
     letters = re.sub(r"[^A-Za-z]", "", s)
     if (len(letters) < 4 or not letters.isupper() or len(s) > 60 or len(s.split()) > 8

@@ -336,6 +336,12 @@ def test_chinese_titles_after_bare_numbers():
 
 # --------------------------------------------------------------------------- other common layouts
 
+def test_chinese_headings_in_lenticular_brackets():
+    body = "双方应当按照本协议的约定履行各自的义务，并对履行过程中知悉的对方信息承担保密责任。" * 2
+    text = "技术服务协议\n\n" + "".join(f"【{t}】\n{body}\n\n" for t in ["服务内容", "服务费用", "争议解决"])
+    assert titles(text) == ["服务内容", "服务费用", "争议解决"]
+
+
 def test_section_sign_headings_as_in_german_drafted_contracts():
     text = (f"§ 1 Subject Matter\n{FILLER}\n§ 2 Services\n{FILLER}\n§3. Liability\n{FILLER}\n"
             f"§ 4 Governing Law\nGerman law applies. § 5 of the Framework Agreement stays in force.\n")
