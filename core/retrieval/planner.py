@@ -344,9 +344,10 @@ def _apply_exclusions(q: str, countries: dict[str, str], values: list[str]) -> d
 
 
 def _type_words(type_links: dict[str, str]) -> list[str]:
-    """The words that named or described each linked type ("name 'liability'" -> liability)."""
-    return [m.group(1) for how in type_links.values()
-            if (m := re.fullmatch(r"(?:name|keyword|topic) '(.+)'", how))]
+    """The words that named or described each linked type ("name 'liability'" -> liability; a
+    misspelt one as typed)."""
+    return [m.group(1) or m.group(2) for how in type_links.values()
+            if (m := re.fullmatch(r"(?:name|keyword|topic) '(.+)'|spelling '(.+?)' read as '.+'", how))]
 
 
 def _settle_shared_words(q: str, found: dict[str, str], types: list[str], type_links: dict[str, str],

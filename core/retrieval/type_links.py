@@ -12,7 +12,7 @@ import re
 from functools import lru_cache
 
 from core.retrieval import conditions as cond
-from core.retrieval.linking import CJK
+from core.retrieval.linking import CJK, known_words
 
 TOPIC = re.compile(r"\b(about|on|regarding|concerning|covering|dealing with|relating to|related to|that (?:cover|address|deal with|discuss))\s+(.+)$|关于(.+)"
                    # "对责任有什么规定", "对于数据备份是如何约定的": what the provisions are about
@@ -244,16 +244,20 @@ def _type_spellings() -> dict[str, str]:
 
 
 def _misspelt_types(q: str) -> dict[str, str]:
-    """"Which suppliers lack a termnation clause?": a word before "clause" one or two edits
-    from a word that names exactly one type (two only for long words), when nothing else named
-    a type. Only that position: elsewhere a near word is as likely a different word."""
+    """"Which suppliers lack a termnation clause?": a word one or two edits from a word that names
+    exactly one type (two only for long words), when nothing else named a type. Before "clause"
+    any word; elsewhere only a word that is no English word ("lack insurence"), since a near word
+    there is as likely a different word ("retain" is not "retail")."""
     from rapidfuzz.distance import DamerauLevenshtein
 
     words = _type_spellings()
+    english = known_words()
     out: dict[str, str] = {}
-    for m in re.finditer(r"\b([a-z]{6,})\s+(?:clauses?|provisions?|sections?|terms)\b", q):
+    for m in re.finditer(r"\b([a-z]{6,})\b", q):
         word = m.group(1)
         if word in words:
+            continue
+        if not re.match(r"\s+(?:clauses?|provisions?|sections?|terms)\b", q[m.end():]) and (not english or word in english):
             continue
         limit = 2 if len(word) >= 9 else 1
         # a slip keeps the first letter ("viability" is another word, not "liability")

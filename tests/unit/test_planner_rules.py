@@ -483,6 +483,17 @@ def test_a_misspelt_type_word_before_clause_names_the_type():
     assert "spelling" not in str(p.linked.get("clause_types"))
 
 
+def test_a_misspelt_type_word_elsewhere_names_the_type_when_it_is_no_english_word():
+    # "insurence" also came close to the insurance industry: the type reads it, so the filter goes
+    for q, t in (("Which suppliers lack insurence?", "Insurance"), ("Which suppliers have no liabilty cap?", "Liability")):
+        p = plan_question(q, VOCAB)
+        assert p.intent == Intent.GAP and p.params.types == [t], (q, p.linked)
+        assert not p.params.industries, p.linked
+    # an English word near a type word is another word ("retain" names no Retail, "variability" no type)
+    p = plan_question("Which suppliers mention variability?", VOCAB)
+    assert "spelling" not in str(p.linked.get("clause_types"))
+
+
 def test_whether_every_supplier_has_a_type_is_answered_by_those_that_lack_it():
     for q in ("Do all our suppliers have a governing law clause?", "Does every contract include a termination clause?",
               "Do our contracts all include a liability cap?", "所有供应商都有终止条款吗？", "是否每家供应商都有保密条款？"):
