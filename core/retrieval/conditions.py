@@ -631,6 +631,18 @@ def _english_type_words(concepts: bool = False) -> list[tuple[re.Pattern, str, s
     return out
 
 
+def longer_type_phrase(text: str, words: str) -> str | None:
+    """A type's name, keyword or related wording in the text that holds `words` and more ("data
+    processing" around "processing"): there the words belong to it, and name nothing of their own."""
+    tl, w = text.lower(), words.lower()
+    inside = re.compile(r"(?<![a-z])" + re.escape(w) + r"(?![a-z])")
+    for concepts in (False, True):
+        for pat, _name, kw in _english_type_words(concepts):
+            if kw.lower() != w and inside.search(kw.lower()) and pat.search(tl):
+                return kw
+    return None
+
+
 @lru_cache(maxsize=1)
 def _specialisations() -> dict[str, list[tuple[str, list[tuple[str, re.Pattern]]]]]:
     """type -> [(a type whose name contains its name, that type's own English phrases)]:

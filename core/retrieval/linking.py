@@ -227,8 +227,9 @@ def _build_company_index(vocab: Vocabulary) -> _CompanyIndex:
     services: dict[str, list[tuple[str, list[str]]]] = {}
     for a in vocab.agreements:
         words = _service_name_words(a.get("service_name") or "")
-        for stem in dict.fromkeys(w[:3] for w in words):
-            services.setdefault(stem, []).append((a["id"], words))
+        acronyms = {"".join(w[0] for w in words[i:j]) for i in range(len(words)) for j in range(i + 3, len(words) + 1)}
+        for stem in dict.fromkeys([w[:3] for w in words] + sorted(acronyms)):   # "LIS": Laboratory Information System
+            services.setdefault(stem[:3], []).append((a["id"], words))
     return _CompanyIndex(by_run, other, {k: v for k, v in firsts.items() if v}, fuzzy, ends,
                          {k: v for k, v in heads.items() if v}, services)
 
@@ -414,6 +415,20 @@ def link_agreement_by_what_it_supplies(question: str, vocab: Vocabulary) -> tupl
     return _agreement_whose_service_ends([re.findall(r"[A-Za-z][A-Za-z\-']*", question)], vocab, "supplies")
 
 
+# words read past inside a service's name ("Operation and Support"); any other word not in the
+# name ends it ("what maintenance does the imaging maintenance agreement ...": not past "does the")
+_INSIDE_NAMES = frozenset({"and", "&", "of", "for", "or"})
+
+
+def _initials_of(word: str, service: list[str]) -> bool:
+    """An upper-case word of three to five letters that spells the initials of consecutive words of
+    the service's name ("LIS" in "Laboratory Information System Operation and Support")."""
+    if not (3 <= len(word) <= 5 and word.isalpha() and word.isupper()):
+        return False
+    initials = "".join(w[0] for w in service)
+    return word.lower() in initials
+
+
 def _agreement_whose_service_ends(phrases: list[list[str]], vocab: Vocabulary, how: str) -> tuple[str, str] | None:
     """The one agreement whose service name a phrase's last words say: read back from its end to
     the first word that is not in the service's name, they are at least half of its words (the
@@ -421,24 +436,29 @@ def _agreement_whose_service_ends(phrases: list[list[str]], vocab: Vocabulary, h
     an abbreviation ("lab" for "laboratory" only beside another word). "Service" names no service
     (every agreement here is a service agreement), and fewer words name a kind of agreement ("a
     platform agreement"), not one of ours. (id, how) or None."""
-    hits: dict[str, list[str]] = {}
+    hits: dict[str, tuple[int, list[str]]] = {}
     services = _company_index(vocab).services
     for phrase in phrases:
         words = [w.lower() for w in phrase]
         last = next((w for w in reversed(words) if w not in STOPWORDS and w.rstrip("s") != "service"), "")
         for sla_id, service in services.get(last[:3], []) if len(last) >= 3 else []:
-            said = []
-            for w in reversed(words):
-                if w in STOPWORDS or w.rstrip("s") == "service":   # "logistics and warehousing": read past
+            said, covered = [], 0
+            for original, w in zip(reversed(phrase), reversed(words)):
+                if w in _INSIDE_NAMES or w.rstrip("s") == "service":   # "logistics and warehousing": read past
+                    continue
+                if _initials_of(original, service):   # "the LIS support agreement": one word for three
+                    said.append(original)
+                    covered += len(original)
                     continue
                 if not any(_matches_service_word(w.rstrip("s"), sw) for sw in service):
                     break
                 said.append(w)
-            whole = len(said) >= 2 or (said and said[0].rstrip("s") in service and len(said[0]) >= 4)
-            if whole and 2 * len(said) >= len(service):
-                hits[sla_id] = said[::-1]
-    most = max((len(said) for said in hits.values()), default=0)
-    best = [(sla_id, said) for sla_id, said in hits.items() if len(said) == most]   # the longest name said
+                covered += 1
+            whole = covered >= 2 or (said and said[0].rstrip("s") in service and len(said[0]) >= 4)
+            if whole and 2 * covered >= len(service):
+                hits[sla_id] = (covered, said[::-1])
+    most = max((n for n, _said in hits.values()), default=0)
+    best = [(sla_id, said) for sla_id, (n, said) in hits.items() if n == most]   # the most of a name said
     if len(best) != 1:
         return None
     sla_id, said = best[0]

@@ -238,11 +238,15 @@ def extract_facts(question: str, vocab: Vocabulary, forced_mode: str | None = No
         if val:
             linked[key] = val
     sla_ids = link_sla_ids(q, vocab)
-    # words that named a clause type ("maintenance windows") name no agreement
-    by_service = None if sla_ids else link_agreement_by_service(_without_type_words(rest, how_t), vocab, list(how_c))
+    by_service = None if sla_ids else _agreement_by_service(rest, vocab, how_c, how_t, types)
+    if "clause_types" in linked and not how_t:
+        del linked["clause_types"]
     supplies = None
     if not (by_service or sla_ids or how_c or types) and WANTS_COMPANIES_EN.search(q) and not ASKS_FOR_CLAUSES.search(q):
         by_service = supplies = link_agreement_by_what_it_supplies(rest, vocab)   # "who provides our colocation?"
+        said = re.search(r"'(.+)'", by_service[1]) if by_service else None
+        if said and cond.longer_type_phrase(rest, said.group(1)):
+            by_service = supplies = None   # "who hasn't signed a data processing agreement?"
     if by_service:   # "Alpenkraft's backup agreement": one of the company's agreements
         sla_ids = [by_service[0]]
         linked["agreements"] = {by_service[0]: by_service[1]}
@@ -341,6 +345,51 @@ def _apply_exclusions(q: str, countries: dict[str, str], values: list[str]) -> d
         if country not in left_out and country not in kept:
             kept[country] = "not " + "/".join(sorted(said))
     return kept
+
+
+def _agreement_by_service(rest: str, vocab: Vocabulary, how_c: dict[str, str], how_t: dict[str, str],
+                          types: list[str]) -> tuple[str, str] | None:
+    """One agreement named by its service. With a company named, by a word of its service that the
+    company's other agreements lack, where words that named a clause type ("maintenance windows")
+    count for nothing. With none, by the words just before "agreement", type words included: there
+    "the imaging maintenance agreement" and "the payment processing contract" name an agreement,
+    so a type whose word the question says only inside that name goes (its clauses are not asked
+    for); unless those words belong to a longer wording of a type ("a data processing agreement")."""
+    if how_c:
+        return link_agreement_by_service(_without_type_words(rest, how_t), vocab, list(how_c))
+    found = link_agreement_by_service(rest, vocab, [])
+    said = re.search(r"'(.+)'", found[1]) if found else None
+    if not said or cond.longer_type_phrase(rest, said.group(1)):
+        return None
+    name = _service_name_span(rest, found[1])
+    for tname, how in list(how_t.items()):
+        tw = _type_words({tname: how})
+        if name and tw and all(name.start() <= m.start() < name.end()
+                               for m in re.finditer(r"(?<![A-Za-z])" + re.escape(tw[0]), rest, re.I)):
+            how_t.pop(tname)
+            if tname in types:
+                types.remove(tname)
+    return found
+
+
+def _service_name_span(rest: str, how: str) -> re.Match | None:
+    """Where the question names an agreement by its service ("the imaging maintenance agreement"),
+    from the link's words ("service name 'imaging maintenance'") to the noun after them."""
+    said = re.fullmatch(r"service name '(.+)'", how)
+    if not said:
+        return None
+    words = said.group(1).split()
+    return re.search(r"(?<![A-Za-z])" + re.escape(words[0]) + r"(?:\W+\w+){%d,%d}?\W+(?:agreements?|contracts?|slas?)\b"
+                     % (len(words) - 1, len(words) + 3), rest, re.I)
+
+
+def _without_agreement_name(rest: str, agreements: dict[str, str] | None) -> str:
+    """The question without the words that named an agreement by its service: they name no type."""
+    for how in (agreements or {}).values():
+        span = _service_name_span(rest, how)
+        if span:
+            rest = rest[:span.start()] + " " * (span.end() - span.start()) + rest[span.end():]
+    return rest
 
 
 def _type_words(type_links: dict[str, str]) -> list[str]:
@@ -851,11 +900,12 @@ def read_conditions(f: QuestionFacts, rest: str, vocab: Vocabulary) -> QuestionF
     elif not f.types and _meaning_may_name_type(f):
         # a type's own keyword in what the question asks for (not in its condition) first,
         # then (English only) the meaning of the rest of the question
-        tname, why = cond.type_by_words(rest if CJK.search(rest) else cond.main_clause(rest), related=f.named)
+        unnamed = _without_agreement_name(rest, f.linked.get("agreements"))
+        tname, why = cond.type_by_words(unnamed if CJK.search(unnamed) else cond.main_clause(unnamed), related=f.named)
         if tname == GOVERNING_LAW and (f.laws or f.law_scope):
             tname = None   # "governed by Swiss law": the words of the law condition
         if not tname:
-            tname, why = _type_by_meaning(f, rest)
+            tname, why = _type_by_meaning(f, unnamed)
             if tname == GOVERNING_LAW and (f.laws or f.law_scope):
                 tname = None   # "the law of the State of New York": the law condition, by meaning
         if tname:

@@ -278,6 +278,23 @@ def test_an_agreement_named_by_its_service_alone_is_that_agreement():
         assert plan_question(question, vocab).params.sla_ids == [], question
 
 
+def test_type_words_inside_an_agreement_named_by_its_service_name_the_agreement():
+    vocab = with_services("Imaging Systems Maintenance and Service", "Payment Processing Services",
+                          "Laboratory Information System Operation and Support")
+    # the words before "agreement" name it, type words included; the whole agreement is asked for
+    for question, sla in (("Show me the imaging maintenance agreement", "SLA-001"),
+                          ("What is in the payment processing contract?", "SLA-002"),
+                          ("What does the LIS support agreement say?", "SLA-003")):   # initials stand for words
+        p = plan_question(question, vocab)
+        assert p.params.sla_ids == [sla] and p.params.types == [] and p.intent == Intent.DOCUMENT, (question, p.linked)
+    # the type's word said again outside the name still names the type
+    p = plan_question("What maintenance does the imaging maintenance agreement require?", vocab)
+    assert p.params.sla_ids == ["SLA-001"] and p.params.types == ["Maintenance"], p.linked
+    # a longer wording of a type is no name of ours: "data processing" is not "Payment Processing"
+    p = plan_question("Who hasn't signed a data processing agreement?", vocab)
+    assert p.params.sla_ids == [] and p.params.types == ["Data Protection"] and p.intent == Intent.GAP, p.linked
+
+
 def test_a_negated_verb_about_what_suppliers_promise_is_a_gap():
     facts = planner.inherit_context(planner.extract_facts("Which suppliers don't promise any uptime?", VOCAB), None)
     assert facts.negated
