@@ -57,6 +57,7 @@ NO_AGREEMENT = re.compile(
 COMPANY_SUBJECT = re.compile(
     r"\b(which|what|list|show|name|find)\b.{0,40}\b(suppliers?|vendors?|compan(y|ies)|providers?|firms?|partners?)\b|"
     r"^\W*(who|whom)\b(?=.*\b(we|us|our)\b)|"   # "who can we ...", "who lets us ...": our counterparties
+    r"\b(which|what)\s+(?:of\s+(?:our|the|these|those)\s+)?(?:\w+\s+){0,2}?(contracts?|agreements?|slas?)\b|"   # their contracts
     r"哪些|哪家|哪几家|供应商|公司", re.I)
 CLAUSE_WORDS = re.compile(r"\b(clauses?|provisions?|sections?|terms?|wording|text)\b|条款|规定|内容", re.I)
 POSITION_AFTER = re.compile(r"\b(after|following|follows|follow|next to|succeeding|succeeds)\b|之后|后面|下一条|下一个|紧接", re.I)

@@ -420,6 +420,10 @@ def test_a_question_about_suppliers_no_rule_fits_searches_the_clauses():
     plan = plan_question("Who gives us a free parking space for our engineers?", VOCAB)
     assert (plan.intent, plan.mode) == (Intent.RELAY, Mode.RELAY) and "parking" in plan.params.text, plan.why
     assert not plan.params.text.lower().startswith("who"), plan.params.text
+    # so does a question about which of our contracts do something
+    for q in ("Which of our contracts give our engineers a free parking space?", "Which agreements offer free parking?"):
+        plan = plan_question(q, VOCAB)
+        assert (plan.intent, plan.mode) == (Intent.RELAY, Mode.RELAY) and "parking" in plan.params.text, (q, plan.why)
     # not about suppliers or their contracts, a place the graph does not know, or Chinese (the
     # English embedder): still "could not map"
     for q in ("What is the airspeed velocity of an unladen swallow", "Which suppliers are located in Timbuktu?",
