@@ -47,14 +47,18 @@ SLA_ID = re.compile(r"\b[A-Z]{2,6}-\d{1,6}\b")
 # the note-taker's "w/o" and "w/" ("suppliers w/o a termination clause"), read as the words they stand for
 SHORTHAND_WITHOUT = re.compile(r"(?<![A-Za-z0-9/])w/o(?![A-Za-z0-9/])", re.I)
 SHORTHAND_WITH = re.compile(r"(?<![A-Za-z0-9/])w/(?=\s)", re.I)
+# a negation typed without its apostrophe ("which suppliers dont have a help desk"), read with it
+APOSTROPHE_LESS = re.compile(r"\b(do|does|did|have|has|had|is|are|was|were|ca|could|should|would|wo|must|need)nt\b", re.I)
 
 
 def normalize(text: str) -> str:
-    """A question as the planner reads it: NFKC, straight quotes, single spaces, and Traditional
-    Chinese read as Simplified (the lexicon's and the taxonomy's script)."""
+    """A question as the planner reads it: NFKC, straight quotes, single spaces, shorthand and
+    apostrophe-less negations spelt out, and Traditional Chinese read as Simplified (the lexicon's
+    and the taxonomy's script)."""
     text = to_simplified(unicodedata.normalize("NFKC", text))
     text = text.replace("’", "'").replace("‘", "'").replace("“", '"').replace("”", '"')
     text = SHORTHAND_WITHOUT.sub("without", SHORTHAND_WITH.sub("with", text))
+    text = APOSTROPHE_LESS.sub(r"\1n't", text)
     return re.sub(r"\s+", " ", text).strip()
 
 

@@ -793,6 +793,13 @@ def test_note_shorthand_w_slash_o_reads_as_without():
     assert plan_question("vendors w/ a liability clause", VOCAB).intent == Intent.PRESENCE
 
 
+def test_a_negation_typed_without_its_apostrophe_is_a_negation():
+    for q in ("which suppliers dont have a help desk", "Which vendors havent agreed to a liability cap?",
+              "suppliers that doesnt have termination clauses"):
+        p = plan_question(q, VOCAB)
+        assert p.intent == Intent.GAP and len(p.params.types) == 1, (q, p.why)
+
+
 def test_a_section_number_of_a_named_agreement_asks_for_the_clause_headed_with_it():
     p = plan_question("What's in section 3 of the Kestrel agreement?", VOCAB)
     assert p.intent == Intent.POSITION and p.params.position == 3 and p.params.numbered
