@@ -10,6 +10,7 @@ import json
 import re
 import threading
 import unicodedata
+from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -154,6 +155,7 @@ class _CompanyIndex:
     # first three letters of a service-name word -> (agreement id, the name's content words): the agreements a
     # phrase's last word can name ("lab" reaches "Laboratory Analytics Platform")
     services: dict[str, list[tuple[str, list[str]]]] = field(default_factory=dict)
+    service_word_counts: Counter = field(default_factory=Counter)   # word -> how many agreements' names hold it
 
 
 _INDEX_CACHE: dict[int, tuple[Vocabulary, _CompanyIndex]] = {}
@@ -229,13 +231,15 @@ def _build_company_index(vocab: Vocabulary) -> _CompanyIndex:
             ids.append(i)
             strings.append(cand)
     services: dict[str, list[tuple[str, list[str]]]] = {}
+    service_word_counts: Counter = Counter()
     for a in vocab.agreements:
         words = _service_name_words(a.get("service_name") or "")
+        service_word_counts.update(set(words))
         acronyms = {"".join(w[0] for w in words[i:j]) for i in range(len(words)) for j in range(i + 3, len(words) + 1)}
         for stem in dict.fromkeys([w[:3] for w in words] + sorted(acronyms)):   # "LIS": Laboratory Information System
             services.setdefault(stem[:3], []).append((a["id"], words))
     return _CompanyIndex(by_run, other, {k: v for k, v in firsts.items() if v}, fuzzy, ends,
-                         {k: v for k, v in heads.items() if v}, services)
+                         {k: v for k, v in heads.items() if v}, services, service_word_counts)
 
 
 def _service_name_words(name: str) -> list[str]:
@@ -400,8 +404,16 @@ _BEFORE_AGREEMENT_NOUN = re.compile(r"((?:[A-Za-z][A-Za-z\-]*\s+){1,6})(?:agreem
 
 
 def _matches_service_word(asked: str, service_word: str) -> bool:
-    """The same word, or its abbreviation: three letters or more that begin it ("lab" for "laboratory")."""
-    return asked == service_word or (len(asked) >= 3 and service_word.startswith(asked))
+    """The same word, another form of it ("hosting" for "Hosted"), or its abbreviation: three
+    letters or more that begin it ("lab" for "laboratory")."""
+    return asked == service_word or (len(asked) >= 3 and service_word.startswith(asked)) or \
+        _word_stem(asked) == _word_stem(service_word)
+
+
+def _word_stem(word: str) -> str:
+    """A word without its inflection ("hosting", "hosted", "hosts": "host"), stems of four letters or more."""
+    m = re.fullmatch(r"([a-z\-]{4,}?)(?:ing|ed|es|s)?", word)
+    return m.group(1) if m else word
 
 
 def _agreement_named_by_its_service(question: str, vocab: Vocabulary) -> tuple[str, str] | None:
@@ -424,6 +436,14 @@ def link_agreement_by_what_it_supplies(question: str, vocab: Vocabulary) -> tupl
 _INSIDE_NAMES = frozenset({"and", "&", "of", "for", "or"})
 
 
+def _a_name_of_its_own(said: list[str], service: list[str], index: _CompanyIndex) -> bool:
+    """A word said that is no English word and is in this service's name only ("the SD-WAN
+    agreement" for "SD-WAN Managed Network"): a name, even where it is under half the name's words."""
+    known = known_words()
+    return bool(known) and any(w.lower() in service and w.lower() not in known and index.service_word_counts[w.lower()] == 1
+                               for w in said)
+
+
 def _initials_of(word: str, service: list[str]) -> bool:
     """An upper-case word of three to five letters that spells the initials of consecutive words of
     the service's name ("LIS" in "Laboratory Information System Operation and Support")."""
@@ -441,7 +461,8 @@ def _agreement_whose_service_ends(phrases: list[list[str]], vocab: Vocabulary, h
     (every agreement here is a service agreement), and fewer words name a kind of agreement ("a
     platform agreement"), not one of ours. (id, how) or None."""
     hits: dict[str, tuple[int, list[str]]] = {}
-    services = _company_index(vocab).services
+    index = _company_index(vocab)
+    services = index.services
     for phrase in phrases:
         words = [w.lower() for w in phrase]
         last = next((w for w in reversed(words) if w not in STOPWORDS and w.rstrip("s") != "service"), "")
@@ -459,7 +480,7 @@ def _agreement_whose_service_ends(phrases: list[list[str]], vocab: Vocabulary, h
                 said.append(w)
                 covered += 1
             whole = covered >= 2 or (said and said[0].rstrip("s") in service and len(said[0]) >= 4)
-            if whole and 2 * covered >= len(service):
+            if whole and (2 * covered >= len(service) or _a_name_of_its_own(said, service, index)):
                 hits[sla_id] = (covered, said[::-1])
     most = max((n for n, _said in hits.values()), default=0)
     best = [(sla_id, said) for sla_id, (n, said) in hits.items() if n == most]   # the most of a name said

@@ -101,7 +101,8 @@ def semantic_type(phrase: str, threshold: float = 0.55) -> tuple[str | None, flo
 PHRASE_STOP = re.compile(
     r"\b(a|an|the|any|their|its|his|her|our|your|of|'s|lack|lacks|lacking|have|has|with|without|no|both|"
     r"either|neither|nor|and|or|show|me|list|compare|all|which|what|about|on|suppliers?|compan(?:y|ies)|"
-    r"vendors?|agreements?|contracts?|say|says|does|do|is|are|in|for|from|to|german|french|[a-z]+'s)\b", re.I)
+    r"vendors?|providers?|firms?|partners?|agreements?|contracts?|say|says|does|do|is|are|in|for|from|to|german|"
+    r"french|[a-z]+'s)\b", re.I)
 
 
 # "适用哪国法律" asks for the value of 适用法律: the question word inside a term is left out
@@ -157,7 +158,9 @@ def link_clause_types(question: str, by_meaning: bool = True) -> tuple[list[str]
                     named.append(word)
                     en_spans[tname] = hit.span()
     _keep_compound_heads(found, cjk_spans)
-    found = found or _misspelt_types(q)
+    if not found:
+        found = _misspelt_types(q)
+        named += [m.group(1) for how in found.values() if (m := re.match(r"spelling '(.+?)'", how))]
     # Chinese "<词>条款": match the words before 条款 against the types' Chinese keywords.
     for m in re.finditer(r"((?:(?!条款)[\u4e00-\u9fff]){2,10})(条款|规定|条)", question):   # one 条款 each
         phrase = m.group(1)
@@ -243,6 +246,21 @@ def _type_spellings() -> dict[str, str]:
     return {w: (next(iter(t)) if len(t) == 1 else named[w]) for w, t in owners.items() if len(t) == 1 or w in named}
 
 
+@lru_cache(maxsize=1)
+def _joined_spellings() -> dict[str, str]:
+    """Names and keywords of several words, run together ("dataprotection", "servicecredits"), for
+    the one type each names."""
+    owners: dict[str, set[str]] = {}
+    for phrase, tname, weight in _type_phrases():
+        if weight >= 0.8 and not CJK.search(phrase) and re.fullmatch(r"[a-z]+(?:[ -][a-z]+)+", phrase):
+            owners.setdefault(re.sub(r"[ -]", "", phrase), set()).add(tname)
+    return {w: next(iter(t)) for w, t in owners.items() if len(t) == 1 and len(w) >= 6}
+
+
+def _joined_phrase(word: str) -> str:
+    return next((p for p, _t, _w in _type_phrases() if re.sub(r"[ -]", "", p) == word), word)
+
+
 def _misspelt_types(q: str) -> dict[str, str]:
     """"Which suppliers lack a termnation clause?": a word one or two edits from a word that names
     exactly one type (two only for long words), when nothing else named a type. Before "clause"
@@ -250,11 +268,15 @@ def _misspelt_types(q: str) -> dict[str, str]:
     there is as likely a different word ("retain" is not "retail")."""
     from rapidfuzz.distance import DamerauLevenshtein
 
-    words = _type_spellings()
+    joined = _joined_spellings()
+    words = _type_spellings() | joined
     english = known_words()
     out: dict[str, str] = {}
     for m in re.finditer(r"\b([a-z]{6,})\b", q):
         word = m.group(1)
+        if word in joined:   # "dataprotection", "forcemajeure": the words run together
+            out.setdefault(joined[word], f"spelling '{word}' read as '{_joined_phrase(word)}'")
+            continue
         if word in words:
             continue
         if not re.match(r"\s+(?:clauses?|provisions?|sections?|terms)\b", q[m.end():]) and (not english or word in english):

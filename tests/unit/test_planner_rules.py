@@ -295,6 +295,19 @@ def test_type_words_inside_an_agreement_named_by_its_service_name_the_agreement(
     assert p.params.sla_ids == [] and p.params.types == ["Data Protection"] and p.intent == Intent.GAP, p.linked
 
 
+def test_an_agreement_named_by_a_word_of_its_own_or_another_form_of_its_words():
+    vocab = with_services("SD-WAN Managed Network", "Hosted ERP Platform", "Laboratory Analytics Platform")
+    # a word no English word and in one service's name only names it, under half its words as it is
+    p = plan_question("Show me the SD-WAN agreement", vocab)
+    assert p.params.sla_ids == ["SLA-001"] and p.intent == Intent.DOCUMENT, p.linked
+    # "hosting" is a form of "Hosted"
+    p = plan_question("What does the ERP hosting agreement say about upgrades?", vocab)
+    assert p.params.sla_ids == ["SLA-002"] and p.params.types == ["Maintenance"], p.linked
+    # an English word under half the name still names a kind of agreement, not one of ours
+    for q in ("Show every analytics SLA", "Which suppliers have a platform agreement?", "What does the hosting agreement say?"):
+        assert plan_question(q, vocab).params.sla_ids == [], q
+
+
 def test_a_negated_verb_about_what_suppliers_promise_is_a_gap():
     facts = planner.inherit_context(planner.extract_facts("Which suppliers don't promise any uptime?", VOCAB), None)
     assert facts.negated
@@ -510,6 +523,11 @@ def test_a_misspelt_type_word_elsewhere_names_the_type_when_it_is_no_english_wor
         p = plan_question(q, VOCAB)
         assert p.intent == Intent.GAP and p.params.types == [t], (q, p.linked)
         assert not p.params.industries, p.linked
+    # a name of several words run together is that name, whatever says "suppliers"
+    for q in ("Which suppliers lack a dataprotection clause?", "Which providers lack a dataprotection clause?",
+              "suppliers without forcemajeure"):
+        p = plan_question(q, VOCAB)
+        assert p.intent == Intent.GAP and len(p.params.types) == 1 and "spelling" in str(p.linked), (q, p.linked)
     # an English word near a type word is another word ("retain" names no Retail, "variability" no type)
     p = plan_question("Which suppliers mention variability?", VOCAB)
     assert "spelling" not in str(p.linked.get("clause_types"))

@@ -17,7 +17,7 @@ SETS = {
     "tests/fixtures/heldout_corpus": ["probe-heldout", "probe-heldout-2", "probe-heldout-3", "probe-heldout-4",
                                       "probe-heldout-5", "probe-heldout-zh", "probe-heldout-zh-2"],
     "tests/fixtures/paraphrase_corpus": ["paraphrase-corpus2", "probe-corpus2", "probe-corpus2-2", "probe-corpus2-3",
-                                         "probe-corpus2-4", "probe-corpus2-zh"],
+                                         "probe-corpus2-4", "probe-corpus2-5", "probe-corpus2-zh"],
 }
 
 
