@@ -440,8 +440,8 @@ def _a_name_of_its_own(said: list[str], service: list[str], index: _CompanyIndex
     """A word said that is no English word and is in this service's name only ("the SD-WAN
     agreement" for "SD-WAN Managed Network"): a name, even where it is under half the name's words."""
     known = known_words()
-    return bool(known) and any(w.lower() in service and w.lower() not in known and index.service_word_counts[w.lower()] == 1
-                               for w in said)
+    return bool(known) and any(w.lower().rstrip("s") in service and w.lower() not in known
+                               and index.service_word_counts[w.lower().rstrip("s")] == 1 for w in said)
 
 
 def _initials_of(word: str, service: list[str]) -> bool:

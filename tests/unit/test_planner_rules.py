@@ -296,10 +296,13 @@ def test_type_words_inside_an_agreement_named_by_its_service_name_the_agreement(
 
 
 def test_an_agreement_named_by_a_word_of_its_own_or_another_form_of_its_words():
-    vocab = with_services("SD-WAN Managed Network", "Hosted ERP Platform", "Laboratory Analytics Platform")
+    vocab = with_services("SD-WAN Managed Network", "Hosted ERP Platform", "Laboratory Analytics Platform",
+                          "PACS Cloud Image Archive")
     # a word no English word and in one service's name only names it, under half its words as it is
     p = plan_question("Show me the SD-WAN agreement", vocab)
     assert p.params.sla_ids == ["SLA-001"] and p.intent == Intent.DOCUMENT, p.linked
+    p = plan_question("What does the PACS agreement say about uptime?", vocab)   # "PACS" is the plural-looking name
+    assert p.params.sla_ids == ["SLA-004"] and p.params.types == ["Availability"], p.linked
     # "hosting" is a form of "Hosted"
     p = plan_question("What does the ERP hosting agreement say about upgrades?", vocab)
     assert p.params.sla_ids == ["SLA-002"] and p.params.types == ["Maintenance"], p.linked
