@@ -949,7 +949,10 @@ EVERY_HAS = re.compile(
     r"^\s*(?:do|does)\s+(?:\w+\s+){0,3}?(?:all|every|each)\s+(?:of\s+)?(?:our\s+|the\s+)?"
     r"(?:suppliers?|vendors?|contracts?|agreements?|compan(?:y|ies)|providers?)\b|"
     r"^\s*(?:do|are)\s+(?:all\s+)?(?:our\s+|the\s+)?(?:\w+\s+)?(?:suppliers|vendors|contracts|agreements|companies|providers)\s+all\b|"
-    r"是否(?:所有|每(?:个|家|份|一))|(?:所有|每(?:个|家|份|一))[\u4e00-\u9fff]{0,8}都(?:有|包含|规定|约定)[\u4e00-\u9fff]*吗", re.I)
+    r"是否(?:所有|每(?:个|家|份|一))|(?:所有|每(?:个|家|份|一))[\u4e00-\u9fff]{0,8}都(?:有|包含|规定|约定)[\u4e00-\u9fff]*吗|"
+    # "法国供应商都有数据保护条款吗？", "这些合同是否都约定了保密？": 都 asks it of every one of them
+    r"^(?!.*哪)[^？?]*(?:供应商|供货商|厂商|公司|企业|合同|协议)们?"
+    r"(?:是否都(?:有|包含|规定|约定)|都(?:有|包含|规定|约定)(?=[^？?]*吗))", re.I)
 
 
 # "suppliers in Lagos", "vendors based in Bavaria": a place the question names after these words

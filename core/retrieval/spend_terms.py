@@ -150,15 +150,17 @@ SPEND_DOWN = re.compile(r"\b(?:decreas\w*|declin\w*|fell|fallen|fall(?:s|ing)?|d
                         r"|下降|减少|降低|下滑", re.I)
 NUMBER_WORDS = cond.NUMBER_WORDS
 _N = r"(\d{1,3}|one|two|three|four|five|six|seven|eight|nine|ten|[一二两三四五六七八九十])"
+# what we spend, in Chinese, before 最高 / 最少 ("支出最高", "花费最多", "花钱最多", "采购额最大")
+_ZH_SPENDING = r"(?:支出|花费|花销|花钱|花得|开支|采购(?:金)?额|付款(?:金)?额|付款|消费)(?:金额|总额)?"
 RANKED = re.compile(r"\b(?:top|biggest|largest|highest[- ]spend(?:ing)?)\s+" + _N + r"?\s*(?:\w+\s+)?(?:suppliers?|vendors?|compan(?:y|ies))\b"
                     r"|\b" + _N + r"\s+(?:biggest|largest|top)\b|\b(?:suppliers?|vendors?)\s+by\s+(?:\d{4}\s+)?spend\b"
-                    r"|\b(?:most|highest)\s+spend\b|\b(?:spend|spent|spending|pay|paid)\s+(?:\w+\s+){0,2}?(?:the\s+)?most\b|前\s*" + _N + r"\s*(?:名|家|位|个)|支出最(?:高|多|大)的?\s*" + _N + r"?|花费最多的\s*" + _N + r"?"
+                    r"|\b(?:most|highest)\s+spend\b|\b(?:spend|spent|spending|pay|paid)\s+(?:\w+\s+){0,2}?(?:the\s+)?most\b|前\s*" + _N + r"\s*(?:名|家|位|个)|" + _ZH_SPENDING + r"最(?:高|多|大)的?\s*" + _N + r"?"
                     r"|支出排名", re.I)
 # the other end of a ranking: "which supplier did we spend the least with", "our 3 smallest suppliers"
 LOWEST = re.compile(r"\b(?:smallest|lowest[- ]spend(?:ing)?|least[- ]spend(?:ing)?)\s+" + _N + r"?\s*(?:\w+\s+)?(?:suppliers?|vendors?|compan(?:y|ies))\b"
                     r"|\b" + _N + r"\s+(?:smallest|lowest[- ]spend(?:ing)?)\b|\b(?:lowest|smallest|least)\s+spend\b"
                     r"|\b(?:spend|spent|spending|pay|paid)\s+(?:\w+\s+){0,3}?(?:the\s+)?least\b"
-                    r"|支出最(?:低|少|小)的?\s*" + _N + r"?|花费最少的\s*" + _N + r"?", re.I)
+                    r"|" + _ZH_SPENDING + r"最(?:低|少|小)的?\s*" + _N + r"?", re.I)
 GROUP_BY = re.compile(r"\b(?:by|per|for each|each|across)\s+(?:spend\s+)?(countr(?:y|ies)|industr(?:y|ies)|sectors?|categor(?:y|ies))\b"
                       r"|(?:按|各|每个|分)(?:支出|采购)?(国家|行业|类别|品类|类目)", re.I)
 GROUPS = {"countr": "country", "industr": "industry", "sector": "industry", "categor": "category",

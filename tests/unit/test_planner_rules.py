@@ -538,12 +538,16 @@ def test_a_misspelt_type_word_elsewhere_names_the_type_when_it_is_no_english_wor
 
 def test_whether_every_supplier_has_a_type_is_answered_by_those_that_lack_it():
     for q in ("Do all our suppliers have a governing law clause?", "Does every contract include a termination clause?",
-              "Do our contracts all include a liability cap?", "所有供应商都有终止条款吗？", "是否每家供应商都有保密条款？"):
+              "Do our contracts all include a liability cap?", "所有供应商都有终止条款吗？", "是否每家供应商都有保密条款？",
+              "法国供应商都有数据保护条款吗？", "这些合同是否都约定了保密？"):
         p = plan_question(q, VOCAB)
         assert p.intent == Intent.GAP and len(p.params.types) == 1, (q, p.why)
     p = plan_question("Do all of our German suppliers have a data protection clause?", VOCAB)
     assert p.intent == Intent.GAP and p.params.countries == ["Germany"]
     assert plan_question("Which suppliers have a termination clause?", VOCAB).intent == Intent.PRESENCE
+    # 都 after 哪些 only marks the plural; without it, a yes/no question about some
+    assert plan_question("哪些供应商都有数据保护条款？", VOCAB).intent == Intent.PRESENCE
+    assert plan_question("法国供应商有数据保护条款吗？", VOCAB).intent == Intent.PRESENCE
 
 
 def test_a_gap_report_asks_for_suppliers_lacking_any_of_the_types():
@@ -851,6 +855,10 @@ def test_a_chinese_question_ending_in_the_suppliers_lists_them_and_which_one_ask
     assert p.intent == Intent.COMPANIES and p.params.countries == ["Germany"]
     # 哪家 asks for one supplier, 哪几家 for several
     assert plan_question("哪家供应商的2024年支出最高？", vocab).params.top == 1
+    # any word for what we spend before 最多 / 最少 ranks the suppliers by it
+    for q, top in (("哪家供应商2024年花费最多？", 1), ("2024年采购额最大的三家供应商", 3), ("我们在哪家供应商花钱最少？", 1)):
+        p = plan_question(q, vocab)
+        assert p.intent == Intent.SPEND_TOP and p.params.top == top, (q, p.why)
     assert plan_question("哪几家供应商的2024年支出最高？", vocab).params.top == 5
 
 
