@@ -688,7 +688,11 @@ def type_by_words(text: str, related: bool = False) -> tuple[str | None, str]:
     similarity, and costs no model call. `related`: also the type's related words, for a
     question about one agreement (else the whole agreement is listed)."""
     if CJK.search(text):
-        return type_by_chinese(text)
+        tname, why = type_by_chinese(text)
+        latin = " ".join(re.findall(r"[A-Za-z][A-Za-z'\-]*(?:\s+[A-Za-z][A-Za-z'\-]*)*", text))
+        if tname or not latin:
+            return tname, why
+        text = latin   # "Nordhavn的help desk条款": English words in a Chinese question
     tl = text.lower()
     for concepts in (False, True) if related else (False,):   # a keyword first; a related word when none
         hits: dict[str, str] = {}

@@ -311,6 +311,14 @@ def test_an_agreement_named_by_a_word_of_its_own_or_another_form_of_its_words():
         assert plan_question(q, vocab).params.sla_ids == [], q
 
 
+def test_english_type_words_in_a_chinese_question_about_one_agreement():
+    # analysts write the English term inside a Chinese sentence
+    p = plan_question("Kestrel的help desk条款", VOCAB)
+    assert p.intent == Intent.DOCUMENT_TYPE and p.params.types == ["Support"], p.linked
+    p = plan_question("哪些供应商没有force majeure条款？", VOCAB)
+    assert p.intent == Intent.GAP and p.params.types == ["Force Majeure"], p.linked
+
+
 def test_a_negated_verb_about_what_suppliers_promise_is_a_gap():
     facts = planner.inherit_context(planner.extract_facts("Which suppliers don't promise any uptime?", VOCAB), None)
     assert facts.negated

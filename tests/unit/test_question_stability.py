@@ -15,7 +15,7 @@ SETS = {
     "data/demo": ["demo", "paraphrase-demo", "probe-demo", "probe-demo-2", "probe-demo-3", "probe-demo-4",
                   "probe-demo-zh", "probe-demo-zh-3", "probe-demo-zh-4"],
     "tests/fixtures/heldout_corpus": ["probe-heldout", "probe-heldout-2", "probe-heldout-3", "probe-heldout-4",
-                                      "probe-heldout-5", "probe-heldout-zh", "probe-heldout-zh-2"],
+                                      "probe-heldout-5", "probe-heldout-zh", "probe-heldout-zh-2", "probe-heldout-mixed"],
     "tests/fixtures/paraphrase_corpus": ["paraphrase-corpus2", "probe-corpus2", "probe-corpus2-2", "probe-corpus2-3",
                                          "probe-corpus2-4", "probe-corpus2-5", "probe-corpus2-zh"],
 }
