@@ -18,6 +18,9 @@ OWN_ANTECEDENT = re.compile(
     r"\b(suppliers?|vendors?|compan(?:y|ies)|providers?|firms?|partners?|agreements?|contracts?|clauses?|"
     r"provisions?|part(?:y|ies))\b.*\b(their|its|they|them|it)\b|(供应商|公司|协议|合同|条款).*(它|他们|其)", re.I)
 _FILTER_KEYS = (("countries", "countries"), ("industries", "industries"), ("cities", "cities"))
+# a follow-up that says itself whether the clause is had ("and which of them have one?")
+HAVING = re.compile(r"\b(have|has|having|with|include[sd]?|including|contain[s]?|offer[s]?|give[s]?)\b|有|包含|包括|约定了|规定了",
+                    re.I)
 
 
 @dataclass
@@ -72,10 +75,14 @@ def inherit_context(f: QuestionFacts, context: SessionContext | None) -> Questio
     if not f.types and context.clause_types and not _own_topic(f):
         f.types, f.topic = list(context.clause_types), None
         taken["clause types"] = f.types
+        if context.last_intent == "gap" and not f.negated and not HAVING.search(f.q):
+            # "which suppliers lack X?" then "and which of them are German?": still those that lack it
+            f.negated = True
+            taken["the gap"] = "lacking " + ", ".join(f.types)
     if not f.companies and context.filters:
         taken.update(_inherit_filters(f, context.filters))
     for key in taken:
-        label = key if key in ("companies", "clause types") else "filters"
+        label = key if key in ("companies", "clause types", "the gap") else "filters"
         if label not in f.inherited:
             f.inherited.append(label)
     if f.inherited:

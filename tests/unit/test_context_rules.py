@@ -45,3 +45,19 @@ def test_a_follow_up_inherits_only_what_it_leaves_out_and_the_plan_shows_it():
     assert other.params.types == ["Termination"] and other.intent != Intent.UNKNOWN
     assert other.linked["inherited"]["clause types"] == "Termination"
     assert "countries" not in other.linked["inherited"]
+
+
+def test_a_follow_up_that_narrows_a_gap_answer_stays_a_gap():
+    # "which suppliers lack a termination clause?" then "and which of them are German?": those that lack it
+    after_gap = SessionContext(companies=["Kestrel Logistics GmbH"], clause_types=["Termination"], last_intent="gap",
+                               turns=1)
+    for q in ("and which of them are German?", "其中哪些是德国的？"):
+        p = plan_question(q, VOCAB, after_gap)
+        assert p.intent == Intent.GAP and p.params.types == ["Termination"] and p.params.countries == ["Germany"], (q, p.why)
+        assert "the gap" in p.linked["from_session"]
+    # one that says whether the clause is had asks that instead
+    p = plan_question("and which of them have a termination clause?", VOCAB, after_gap)
+    assert p.intent != Intent.GAP
+    # after a presence question nothing turns into a gap
+    after_presence = SessionContext(clause_types=["Termination"], last_intent="presence", turns=1)
+    assert plan_question("and which of them are German?", VOCAB, after_presence).intent != Intent.GAP
