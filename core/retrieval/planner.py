@@ -23,7 +23,7 @@ from core.config import settings
 from core.graph.vocabulary import Vocabulary
 from core.retrieval import conditions as cond
 from core.retrieval.facts import QuestionFacts, word_tokens
-from core.retrieval.follow_up import SessionContext, inherit_context
+from core.retrieval.follow_up import FOLLOW_UP_LEAD, SessionContext, inherit_context
 from core.retrieval.linking import (CJK, STOPWORDS, alias_map, fuzzy_values, lexicon, link_agreement_by_service,
                                     link_agreement_by_what_it_supplies,
                                     link_company_spans, link_sla_ids, mask_spans, match_values, normalize,
@@ -463,7 +463,7 @@ def _negated(q: str, type_links: dict[str, str], about_companies: bool) -> bool:
 
 
 SUPPLIER_AFTER = re.compile(r"^(?:[\s'’s-]*|\s+\w+\s+)(suppliers?|vendors?|compan(?:y|ies)|providers?|firms?|partners?|"
-                            r"sector|industry|based|headquartered)\b|^\s*(?:的)?(供应商|公司|企业|行业)", re.I)
+                            r"ones?|sector|industry|based|headquartered)\b|^\s*(?:的)?(供应商|公司|企业|行业)", re.I)
 SUPPLIER_BEFORE = re.compile(r"\b(suppliers?|vendors?|compan(?:y|ies)|providers?|firms?|based|located|headquartered)"
                              r"\s+(?:in|from)\s+(?:the\s+)?$", re.I)
 
@@ -477,10 +477,11 @@ def _drop_topic_words(q: str, found: dict[str, str]) -> None:
         return
     start = topic.start(2) if topic.group(2) else topic.start(3)
     ql = q.lower()
+    whole = re.sub(r"^(?:the|our)\s+", "", (topic.group(2) or "").strip(" ?.!").lower())
     for value, phrase in list(found.items()):
         i = ql.find(phrase.lower())
-        if i < start:
-            continue
+        if i < start or (whole == phrase.lower() and FOLLOW_UP_LEAD.search(q)):
+            continue   # "what about France?": the follow-up asks the last question of other suppliers
         after, before = q[i + len(phrase):], q[:i]
         if not (SUPPLIER_AFTER.search(after) or SUPPLIER_BEFORE.search(before)):
             found.pop(value)

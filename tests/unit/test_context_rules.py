@@ -61,3 +61,11 @@ def test_a_follow_up_that_narrows_a_gap_answer_stays_a_gap():
     # after a presence question nothing turns into a gap
     after_presence = SessionContext(clause_types=["Termination"], last_intent="presence", turns=1)
     assert plan_question("and which of them are German?", VOCAB, after_presence).intent != Intent.GAP
+
+
+def test_a_follow_up_naming_other_suppliers_by_their_country_replaces_the_country():
+    ctx = SessionContext(clause_types=["Data Protection"], filters={"countries": ["Germany"]}, last_intent="presence",
+                         turns=1)
+    for q in ("what about French ones?", "what about the French ones?", "what about France?"):
+        p = plan_question(q, VOCAB, ctx)
+        assert p.params.countries == ["France"] and p.params.types == ["Data Protection"], (q, p.linked)
