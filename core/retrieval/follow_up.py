@@ -19,8 +19,8 @@ OWN_ANTECEDENT = re.compile(
     r"provisions?|part(?:y|ies))\b.*\b(their|its|they|them|it)\b|(供应商|公司|协议|合同|条款).*(它|他们|其)", re.I)
 _FILTER_KEYS = (("countries", "countries"), ("industries", "industries"), ("cities", "cities"))
 # a follow-up that says itself whether the clause is had ("and which of them have one?")
-HAVING = re.compile(r"\b(have|has|having|with|include[sd]?|including|contain[s]?|offer[s]?|give[s]?)\b|有|包含|包括|约定了|规定了",
-                    re.I)
+HAVING = re.compile(r"\b(have|has|having|with|include[sd]?|including|contain[s]?|offer[s]?|give[s]?)\b|"
+                    r"有(?!哪|几|多少)|包含|包括|约定了|规定了", re.I)   # not the 有 of "其中有哪些"
 
 
 @dataclass

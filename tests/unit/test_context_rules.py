@@ -51,7 +51,7 @@ def test_a_follow_up_that_narrows_a_gap_answer_stays_a_gap():
     # "which suppliers lack a termination clause?" then "and which of them are German?": those that lack it
     after_gap = SessionContext(companies=["Kestrel Logistics GmbH"], clause_types=["Termination"], last_intent="gap",
                                turns=1)
-    for q in ("and which of them are German?", "其中哪些是德国的？"):
+    for q in ("and which of them are German?", "其中哪些是德国的？", "其中有哪些是德国的？"):
         p = plan_question(q, VOCAB, after_gap)
         assert p.intent == Intent.GAP and p.params.types == ["Termination"] and p.params.countries == ["Germany"], (q, p.why)
         assert "the gap" in p.linked["from_session"]
