@@ -57,6 +57,11 @@ _EN_ORDINAL_UNITS = ["zeroth", "first", "second", "third", "fourth", "fifth", "s
                      "seventeenth", "eighteenth", "nineteenth"]
 
 
+def english_cardinals() -> dict[str, int]:
+    """The English number words that combine into any count to 99: "one" ... "nineteen" and the tens."""
+    return {w: i for i, w in enumerate(_EN_UNITS) if i} | {w: 10 * i for i, w in enumerate(_EN_TENS) if w}
+
+
 def english_number(word: str) -> int | None:
     """A number written out in English, cardinal or ordinal, 1-99 ("ONE", "Twenty-One", "third",
     "TWENTY-FIRST"), as some contracts number their articles; None for any other word."""

@@ -245,8 +245,7 @@ def extract_facts(question: str, vocab: Vocabulary, forced_mode: str | None = No
     supplies = None
     if not (by_service or sla_ids or how_c or types) and WANTS_COMPANIES_EN.search(q) and not ASKS_FOR_CLAUSES.search(q):
         by_service = supplies = link_agreement_by_what_it_supplies(rest, vocab)   # "who provides our colocation?"
-        said = re.search(r"'(.+)'", by_service[1]) if by_service else None
-        if said and cond.longer_type_phrase(rest, said.group(1)):
+        if _words_of_a_type_wording(rest, by_service):
             by_service = supplies = None   # "who hasn't signed a data processing agreement?"
     if by_service:   # "Alpenkraft's backup agreement": one of the company's agreements
         sla_ids = [by_service[0]]
@@ -359,8 +358,7 @@ def _agreement_by_service(rest: str, vocab: Vocabulary, how_c: dict[str, str], h
     if how_c:
         return link_agreement_by_service(_without_type_words(rest, how_t), vocab, list(how_c))
     found = link_agreement_by_service(rest, vocab, [])
-    said = re.search(r"'(.+)'", found[1]) if found else None
-    if not said or cond.longer_type_phrase(rest, said.group(1)):
+    if not found or _words_of_a_type_wording(rest, found):
         return None
     name = _service_name_span(rest, found[1])
     for tname, how in list(how_t.items()):
@@ -371,6 +369,13 @@ def _agreement_by_service(rest: str, vocab: Vocabulary, how_c: dict[str, str], h
             if tname in types:
                 types.remove(tname)
     return found
+
+
+def _words_of_a_type_wording(rest: str, link: tuple[str, str] | None) -> bool:
+    """The words that named an agreement ("service name 'processing'") belong to a longer wording of
+    a clause type in the question ("a data processing agreement"): they name no agreement of ours."""
+    said = re.search(r"'(.+)'", link[1]) if link else None
+    return bool(said and cond.longer_type_phrase(rest, said.group(1)))
 
 
 def _service_name_span(rest: str, how: str) -> re.Match | None:

@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass
 
 from core.graph.vocabulary import Vocabulary
-from core.numerals import zh_number
+from core.numerals import english_cardinals, zh_number
 from core.retrieval import conditions as cond
 from core.retrieval.linking import match_values
 
@@ -44,10 +44,8 @@ def _amount(m: re.Match) -> float:
 
 # amounts written out in words, before a multiplier: "half a million", "a quarter of a million",
 # "two million", "three hundred thousand", "五十万", "一百二十万"
-# the count words the planner knows, the tens, and "a" / "an" ("a million")
-_EN_UNITS = {w: n for w, n in cond.NUMBER_WORDS.items() if w.isalpha() and w.isascii()} | {
-    "fifteen": 15, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80,
-    "ninety": 90, "a": 1, "an": 1}
+# the English number words, and "a" / "an" ("a million")
+_EN_UNITS = english_cardinals() | {"a": 1, "an": 1}
 _EN_FRACTIONS = {"half": 0.5, "quarter": 0.25, "a quarter": 0.25, "three quarters": 0.75}
 _SPELLED_EN = re.compile(
     r"\b(?:(?P<frac>half|a quarter|quarter|three quarters)\s+(?:of\s+)?an?|"
