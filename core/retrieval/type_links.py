@@ -12,7 +12,8 @@ import re
 from functools import lru_cache
 
 from core.retrieval import conditions as cond
-from core.retrieval.linking import CJK, known_words
+from core.retrieval.linking import CJK
+from core.words import known_words
 
 TOPIC = re.compile(r"\b(about|on|regarding|concerning|covering|dealing with|relating to|related to|that (?:cover|address|deal with|discuss))\s+(.+)$|关于(.+)"
                    # "对责任有什么规定", "对于数据备份是如何约定的": what the provisions are about

@@ -447,3 +447,23 @@ def test_english_numbers_cardinal_and_ordinal():
     assert [english_number(w) for w in ("ONE", "Twenty-One", "third", "TWENTY-FIRST", "twentieth", "ninety-nine")] == \
         [1, 21, 3, 21, 20, 99]
     assert english_number("Services") is None and english_number("zero") is None
+
+
+def test_words_broken_at_line_ends_are_joined_and_compounds_keep_their_hyphen():
+    text = ("1. Termination\n\nEither party may end this Agreement on written notice; the termi-\n"
+            "nation takes effect after thirty days. The indemni-\nfication in Section 2 survives.\n\n"
+            "2. Sub-processors\n\nThe Supplier may engage a sub-\nprocessor with consent, on a non-\n"
+            "exclusive basis; each sub-processor is bound in writing.\n")
+    first, second = split_contract(text).clauses
+    assert "the termination takes effect" in " ".join(first.text.split())
+    assert "The indemnification in Section 2" in " ".join(first.text.split())
+    flat = " ".join(second.text.split())
+    assert "engage a sub-processor with consent, on a non-exclusive basis;" in flat
+
+
+def test_a_word_broken_over_a_page_break_is_joined():
+    body = "\n".join(["The Supplier keeps the Services running and reports on them."] * 30)
+    text = (f"1. Service Levels\n\n{body}\nThe Supplier pays service cred-\n\n- 2 -\n\f\n"
+            "its when availability falls below the target.\n\n2. Fees\n\nFees are due monthly.\n")
+    first = split_contract(text).clauses[0]
+    assert "pays service credits when availability" in " ".join(first.text.split())
