@@ -533,9 +533,10 @@ def _clause_head(plan: Plan, tname: str, scope: str, n: int, found: list[str], l
         who = "、".join(found) if (p.companies or p.sla_ids) and found else ("、".join(p.sla_ids or []) or scope)
         return f"找到 {n_comp} 家公司的 {n} 个{tname or '相关'}条款（{who}）："
     if intent in DOCUMENT_INTENTS:
-        owner = _owner(found if p.companies and found else (p.companies or p.sla_ids or []))
+        owner = (_owner(found if found else p.companies, p.sla_ids) if p.sla_ids and not p.companies
+                 else _owner(found if p.companies and found else p.companies))
         if intent == Intent.DOCUMENT:
-            return f"{owner[0].upper() + owner[1:]} {'has' if owner.endswith('agreement') else 'have'} {n} clauses, in order:"
+            return f"{owner[0].upper() + owner[1:]} {'has' if _one_owner(owner) else 'have'} {n} clauses, in order:"
         if intent == Intent.DOCUMENT_TOPIC:
             return f"The most relevant clauses of {owner} about \"{_quote(p.text)}\":"
         if intent == Intent.POSITION and p.position and p.numbered and p.position > 0:
@@ -546,7 +547,7 @@ def _clause_head(plan: Plan, tname: str, scope: str, n: int, found: list[str], l
                      f"Clause {-p.position} from the end (counted along NEXT)" if p.position < 0 else
                      f"Clause {p.position} (counted along NEXT)")
             return f"{place} of {owner}:"
-        verb = "has" if owner.endswith("agreement") else "have"
+        verb = "has" if _one_owner(owner) else "have"
         return f"{owner[0].upper() + owner[1:]} {verb} {n} {tname} clause{'s' if n != 1 else ''}:"
     if intent in SEARCH_INTENTS:
         return f"{n} clause{'s' if n != 1 else ''} of {scope} match \"{_quote(p.text)}\" (closest first):"
@@ -613,12 +614,21 @@ def _agreement_lines(rows: list[dict], lang: str) -> str:
     return "\n" + "\n".join(lines) if lines else ""
 
 
-def _owner(names: list[str]) -> str:
+def _owner(names: list[str], sla_ids: list[str] | None = None) -> str:
     """"X's agreement" for one owner, "the agreements of X and Y" for several (never "X, Y,
-    and Z's agreement")."""
+    and Z's agreement"); an agreement named by its service or id keeps its id beside the owner
+    ("Klinora AG's agreement SLA-003"), and one whose owner is unknown is "agreement SLA-003"."""
+    ids = _join(list(sla_ids or []), "en")
+    if not names:
+        return f"agreement{'s' if len(sla_ids or []) > 1 else ''} {ids}".strip()
     if len(names) == 1:
-        return f"{names[0]}'s agreement"
-    return "the agreements of " + _join(names, "en")
+        return f"{names[0]}'s agreement" + (f"{'s' if len(sla_ids or []) > 1 else ''} {ids}" if ids else "")
+    return "the agreements of " + _join(names, "en") + (f" ({ids})" if ids else "")
+
+
+def _one_owner(owner: str) -> bool:
+    """Whether the owner phrase takes "has": one agreement, with or without its id."""
+    return not owner.startswith("the agreements") and not re.search(r"\bagreements\b", owner)
 
 
 def _nothing(plan: Plan, tname: str, scope: str, lang: str) -> str:
@@ -644,7 +654,7 @@ def _nothing(plan: Plan, tname: str, scope: str, lang: str) -> str:
     if intent == Intent.NO_AGREEMENT:
         return "Every matching company has at least one agreement."
     if intent in DOCUMENT_INTENTS:
-        return f"No {tname + ' ' if tname else ''}clause found in {_owner(plan.params.companies or plan.params.sla_ids or [])}."
+        return f"No {tname + ' ' if tname else ''}clause found in {_owner(plan.params.companies or [], plan.params.sla_ids)}."
     if intent == Intent.NEXT_CLAUSE:
         return "No such clause found: the anchor clause was not found or is the last one."
     if intent in SEARCH_INTENTS:

@@ -624,8 +624,11 @@ ASKS_AGREEMENT_DATE = re.compile(
 ASKS_LOCATION = re.compile(r"\bwhere\b.{0,40}\b(?:based|located|headquartered|registered|situated|from|seated)\b|"
                            r"\bwhich\s+(?:country|city)\b.{0,40}\b(?:based|located|headquartered|registered|in|from)\b|"
                            r"\b(?:address|headquarters|head office)\s+of\b|在哪|位于哪|总部在哪|地址", re.I)
-LISTS_AGREEMENTS = re.compile(r"\b(?:which|what|list|show|find)\s+(?:(?!(?:do|does|did|is|are|was|were)\b)\w+\s+){0,2}?"
+# "show" / "find" list agreements only in the plural: "show the LIS agreement" opens the one named
+LISTS_AGREEMENTS = re.compile(r"\b(?:which|what|list)\s+(?:(?!(?:do|does|did|is|are|was|were)\b)\w+\s+){0,2}?"
                               r"(?:agreements?|contracts?|slas?)\b|"
+                              r"\b(?:show|find)\s+(?:(?!(?:do|does|did|is|are|was|were)\b)\w+\s+){0,2}?"
+                              r"(?:agreements|contracts|slas)\b|"
                               r"(?:合同|协议)有哪些|哪些(?:合同|协议)", re.I)
 
 

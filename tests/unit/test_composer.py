@@ -145,6 +145,15 @@ def test_single_clause_answer_quotes_its_text():
                       'Cedar Health Ltd, CED-1 "Patient data" [S1]: Patient data never leaves the United Kingdom.')
 
 
+def test_an_agreement_named_by_its_service_or_id_is_called_by_its_owner_and_id():
+    p = plan("document_type", mode="document", types=["Data Protection"], sla_ids=["CED-1"])
+    rows = CLAUSE_ROWS[2:]
+    answer = compose_answer(p, rows, build_evidence(rows, p))
+    assert answer.startswith("Cedar Health Ltd's agreement CED-1 has 1 Data Protection clause:"), answer
+    assert "CED-1's agreement" not in answer
+    assert compose_answer(p, [], []) == "No Data Protection clause found in agreement CED-1."
+
+
 def test_search_answer_names_the_search_text():
     p = plan("hybrid", mode="hybrid", text="processing records")
     answer = compose_answer(p, CLAUSE_ROWS[:2], build_evidence(CLAUSE_ROWS[:2], p))

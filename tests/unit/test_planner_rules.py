@@ -287,6 +287,11 @@ def test_type_words_inside_an_agreement_named_by_its_service_name_the_agreement(
                           ("What does the LIS support agreement say?", "SLA-003")):   # initials stand for words
         p = plan_question(question, vocab)
         assert p.params.sla_ids == [sla] and p.params.types == [] and p.intent == Intent.DOCUMENT, (question, p.linked)
+    # "show" an agreement named in the singular opens it; its plural lists the agreements
+    assert plan_question("Show the LIS agreement", vocab).intent == Intent.DOCUMENT
+    assert plan_question("Show the payment processing contract", vocab).intent == Intent.DOCUMENT
+    listed = plan_question("Show all agreements of Kestrel", VOCAB)
+    assert listed.intent == Intent.COUNT and listed.params.count_unit == "agreements", listed.why
     # the type's word said again outside the name still names the type
     p = plan_question("What maintenance does the imaging maintenance agreement require?", vocab)
     assert p.params.sla_ids == ["SLA-001"] and p.params.types == ["Maintenance"], p.linked
