@@ -138,6 +138,7 @@ class PlanParams:
     count_unit: str | None = None     # "agreements" | "clauses" when a count is of those, not companies
     require_spend: bool | None = None  # True: a company without spend in the year has nothing to compare or add
     gap: bool | None = None           # True: lacks the types; False: has them
+    yes_no: bool | None = None        # presence asked as yes or no ("do German suppliers have X?"): those without are named too
     present_types: list[str] | None = None   # gap: types the companies must have ("X but no Y": X)
     present_match: str | None = None  # "all" | "any" of present_types ("X or Y but no Z": any)
     direction: str | None = None      # next_clause: "after" | "before"

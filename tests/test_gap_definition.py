@@ -134,3 +134,27 @@ def test_a_provision_past_its_own_threshold_meets_a_requirement_as_a_main_type(c
     assert "Termination" not in after.missing and not after.review.get("Termination")
     result = ask("Which suppliers lack a termination clause?", db=corpus, log=False)
     assert target.company not in {e.company for e in result.evidence}, result.answer
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_yes_or_no_presence_question_names_those_without_by_the_same_definition(corpus, lang):
+    # a country with suppliers in this corpus (the demo has four German ones, the held-out corpus one Swiss)
+    country, en, zh = next(c for c in (("Germany", "German", "德国"), ("Switzerland", "Swiss", "瑞士"))
+                           if gap_report(["Termination"], countries=[c[0]], db=corpus).totals()["companies"])
+    question = f"Do {en} suppliers have a termination clause?" if lang == "en" else f"{zh}供应商有终止条款吗？"
+    result = ask(question, db=corpus, log=False)
+    assert result.plan.intent == "presence" and result.plan.params.yes_no, result.plan.why
+    report = gap_report(["Termination"], countries=[country], db=corpus)
+    lacking = sorted(r.company for r in report.companies_with_gaps)
+    have = sorted({e.company for e in result.evidence})
+    assert not set(have) & set(lacking) and (have or lacking), result.answer
+    rest = result.answer.split("\n\n")[-1]
+    if lacking:
+        assert rest.startswith("Not all of them:" if lang == "en" else "并非全部："), result.answer
+        assert all(name in rest for name in lacking) and not any(name in rest for name in have), result.answer
+    else:
+        assert rest == ("No supplier in scope lacks one." if lang == "en" else "范围内没有供应商缺少该条款。"), result.answer
+    assert any(step.get("strategy") == "those_without" for step in result.trace)
+    # asked for the list, the answer is the list
+    listed = ask(f"Which {en} suppliers have a termination clause?", db=corpus, log=False)
+    assert not listed.plan.params.yes_no and "Not all of them" not in listed.answer

@@ -79,10 +79,15 @@ def inherit_context(f: QuestionFacts, context: SessionContext | None) -> Questio
             # "which suppliers lack X?" then "and which of them are German?": still those that lack it
             f.negated = True
             taken["the gap"] = "lacking " + ", ".join(f.types)
+        elif (context.last_intent == "presence" and own_filters and not (f.companies or f.sla_ids)
+              and not (f.negated or f.wants_companies or f.yes_no)):
+            # "do German suppliers have X?" then "what about France?": the same question of others
+            f.yes_no = True
+            taken["the question"] = "whether they have " + ", ".join(f.types)
     if not f.companies and context.filters:
         taken.update(_inherit_filters(f, context.filters))
     for key in taken:
-        label = key if key in ("companies", "clause types", "the gap") else "filters"
+        label = key if key in ("companies", "clause types", "the gap", "the question") else "filters"
         if label not in f.inherited:
             f.inherited.append(label)
     if f.inherited:

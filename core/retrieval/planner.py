@@ -582,6 +582,14 @@ def _set(**values) -> Callable[[QuestionFacts, PlanParams], None]:
     return build
 
 
+def _presence_asked(f: QuestionFacts, p: PlanParams) -> None:
+    """Which companies have the types; asked as yes or no ("do Swiss suppliers have X?"), the
+    answer is only whole with those that do not."""
+    p.gap = False
+    if f.yes_no and not f.wants_companies:
+        p.yes_no = True
+
+
 def _set_text(source: Callable[[QuestionFacts], str | None]) -> Callable[[QuestionFacts, PlanParams], None]:
     def build(f: QuestionFacts, p: PlanParams) -> None:
         p.text = source(f)
@@ -747,7 +755,7 @@ ROUTES: tuple[Rule, ...] = (
     Rule("type_presence", lambda f: bool(f.types) and (f.wants_companies or (f.yes_no and f.has_filters))
          and not COMPARE.search(f.q),
          lambda f: Intent.COUNT if f.counting else Intent.PRESENCE, Mode.ATTRIBUTE,
-         "asks which companies have a clause type", _set(gap=False)),
+         "asks which companies have a clause type", _presence_asked),
     Rule("attribute_clauses", lambda f: bool(f.types) and f.has_filters,
          Intent.ATTRIBUTE_CLAUSES, Mode.ATTRIBUTE,
          "filters companies by attributes, then reads their clauses of a type"),

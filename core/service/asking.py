@@ -12,7 +12,7 @@ import time
 from dataclasses import replace
 
 from core import gaps
-from core.answer.composer import build_evidence, build_subgraph, compose_answer
+from core.answer.composer import build_evidence, build_subgraph, compose_answer, compose_presence_rest
 from core.config import settings
 from core.embeddings import question_vectors
 from core.graph import vocabulary as graph_cache
@@ -165,6 +165,8 @@ def _run_plan(plan: Plan, db: Database, result: Result, asked: str | None = None
     result.timings_ms["compose"] = round((time.perf_counter() - t0) * 1000, 2)
     if plan.intent == Intent.GAP:
         _state_gap_definition(plan, db, result)
+    elif plan.intent == Intent.PRESENCE and plan.params.yes_no:
+        _name_those_without(plan, db, result)
 
 
 def _closest_when_type_missing(plan: Plan, db: Database, result: Result) -> list[dict]:
@@ -218,6 +220,28 @@ def _state_gap_definition(plan: Plan, db: Database, result: Result) -> None:
     # a paragraph of its own: the answer may end with a list of suppliers
     result.answer = f"{result.answer}\n\n{gaps.short_statement(plan.language, apart)}"
     result.timings_ms["gap_scope"] = round((time.perf_counter() - t0) * 1000, 2)
+
+
+def _name_those_without(plan: Plan, db: Database, result: Result) -> None:
+    """"Do German suppliers have a termination clause?" is answered by those that have one and
+    those that do not (the gap query, same scope and gap definition; its Cypher is in the trace)."""
+    p = plan.params
+    if p.companies or p.sla_ids or len(p.types) != 1:
+        return
+    t0 = time.perf_counter()
+    gap = replace(plan, intent=Intent.GAP, params=replace(p, gap=True, yes_no=None))
+    try:
+        retrieval = RETRIEVERS[Mode.ATTRIBUTE](db).retrieve(gap)
+    except RetrievalError:
+        return
+    lacking = sorted({r["company"] for r in retrieval.rows if r.get("company")})
+    have = {r.get("company") for r in result.rows if r.get("company")}
+    result.trace.append({"strategy": "those_without", "types": list(p.types), "lacking": len(lacking),
+                         "cypher": retrieval.cypher})
+    rest = compose_presence_rest(plan, lacking, len(have))
+    if rest:
+        result.answer = f"{result.answer}\n\n{rest}"
+    result.timings_ms["those_without"] = round((time.perf_counter() - t0) * 1000, 2)
 
 
 def _rerank(plan: Plan, result: Result) -> list[dict]:

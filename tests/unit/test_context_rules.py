@@ -69,3 +69,9 @@ def test_a_follow_up_naming_other_suppliers_by_their_country_replaces_the_countr
     for q in ("what about French ones?", "what about the French ones?", "what about France?"):
         p = plan_question(q, VOCAB, ctx)
         assert p.params.countries == ["France"] and p.params.types == ["Data Protection"], (q, p.linked)
+        # the question asked of the German suppliers is asked of the French ones
+        assert p.intent == Intent.PRESENCE, (q, p.why)
+    # after a list of clauses, the French suppliers' clauses
+    after_clauses = SessionContext(clause_types=["Data Protection"], filters={"countries": ["Germany"]},
+                                   last_intent="attribute_clauses", turns=1)
+    assert plan_question("what about France?", VOCAB, after_clauses).intent == Intent.ATTRIBUTE_CLAUSES

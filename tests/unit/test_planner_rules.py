@@ -886,3 +886,10 @@ def test_a_supplier_asked_for_by_what_it_supplies_lists_that_agreement():
     for question in ("Which suppliers have a liability clause?", "Which suppliers are in Germany?",
                      "Which clauses cover cosmetic packaging?"):
         assert plan_question(question, vocab).params.sla_ids == [], question
+
+
+def test_a_presence_question_asked_as_yes_or_no_says_so_in_the_plan():
+    asked = plan_question("Do German suppliers have a termination clause?", VOCAB)
+    assert asked.intent == Intent.PRESENCE and asked.params.yes_no, asked.why
+    listed = plan_question("Which German suppliers have a termination clause?", VOCAB)
+    assert listed.intent == Intent.PRESENCE and not listed.params.yes_no, listed.why
