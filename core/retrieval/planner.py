@@ -137,7 +137,7 @@ ASKS_TEXT = re.compile(r"\b(say|says|said|provide|provides|promise|promises|word
                        r"\b(show|list|give|read)\b.{0,30}\b(clauses?|provisions?)\b|(条款|规定)(内容|是什么|怎么|如何)|内容",
                        re.I)
 WANTS_COMPANIES_EN = re.compile(
-    r"\b(which|what|list|name|find|show|count|are there any|any|how many|number of)\s+"
+    r"\b(which|what|list|name|find|show|count|are there(?: any)?|is there(?: any)?|any|how many|number of)\s+"
     r"(?:(?!(?:do|does|did|must|should|can|will|would)\b)\S+\s+){0,3}?"
     r"(suppliers?|vendors?|compan(?:y|ies)|"
     r"providers?|firms?|partners?|ones)\b|\bwhich of\b|\bwho\b|"

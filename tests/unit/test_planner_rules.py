@@ -893,3 +893,29 @@ def test_a_presence_question_asked_as_yes_or_no_says_so_in_the_plan():
     assert asked.intent == Intent.PRESENCE and asked.params.yes_no, asked.why
     listed = plan_question("Which German suppliers have a termination clause?", VOCAB)
     assert listed.intent == Intent.PRESENCE and not listed.params.yes_no, listed.why
+
+
+def test_where_after_the_suppliers_describes_them_and_a_gap_after_it_is_a_gap():
+    p = plan_question("Show me suppliers where we spend over 1 million but no termination clause", VOCAB)
+    assert p.intent == Intent.GAP and p.params.types == ["Termination"] and p.params.spend_min == 1_000_000, p.why
+    # "where" after what the question asks for still states a situation
+    p = plan_question("What applies where the supplier has no liability cap?", VOCAB)
+    assert p.intent != Intent.GAP, p.why
+
+
+def test_words_that_describe_no_clause_link_no_type_by_meaning():
+    # conjunctions and "what do they supply?" (their services) are no clause; nor is one vague word
+    for q in ("Who are our German suppliers and what do they supply?",
+              "List every agreement governed by German law together with its supplier",
+              "What does Kestrel promise if its platform goes down?"):
+        assert "clause_types" not in plan_question(q, VOCAB).linked or \
+            not any("meaning" in why for why in plan_question(q, VOCAB).linked["clause_types"].values()), q
+    # one word that names a topic still does
+    vocab = two_suppliers(clause_types=["Termination", "Liability", "Availability"])
+    linked = plan_question("Which agreements deal with outages?", vocab).linked["clause_types"]
+    assert list(linked) == ["Availability"] and "meaning" in linked["Availability"], linked
+
+
+def test_are_there_suppliers_asks_for_suppliers():
+    p = plan_question("Are there suppliers that have both a termination and a liability clause?", VOCAB)
+    assert p.intent == Intent.PRESENCE and sorted(p.params.types) == ["Liability", "Termination"], p.why
