@@ -429,7 +429,14 @@ def link_agreement_by_what_it_supplies(question: str, vocab: Vocabulary) -> tupl
     """"Which supplier does our cosmetic packaging?", "Who provides our colocation?": the words
     the question ends with name what one agreement supplies, as `_agreement_whose_service_ends`
     reads them; for a question that asks for a supplier and names none."""
-    return _agreement_whose_service_ends([re.findall(r"[A-Za-z][A-Za-z\-']*", question)], vocab, "supplies")
+    words = re.findall(r"[A-Za-z][A-Za-z\-']*", question)
+    while words and words[-1].lower() in _STRANDED:   # "who do we buy natural gas from?"
+        words.pop()
+    return _agreement_whose_service_ends([words], vocab, "supplies")
+
+
+# a preposition left at the end of a question ("who do we buy natural gas from?") ends no name
+_STRANDED = frozenset({"from", "to", "for", "with", "by", "of", "at", "on", "in"})
 
 
 # words read past inside a service's name ("Operation and Support"); any other word not in the
@@ -467,7 +474,10 @@ def _agreement_whose_service_ends(phrases: list[list[str]], vocab: Vocabulary, h
     for phrase in phrases:
         words = [w.lower() for w in phrase]
         last = next((w for w in reversed(words) if w not in STOPWORDS and w.rstrip("s") != "service"), "")
-        for sla_id, service in services.get(last[:3], []) if len(last) >= 3 else []:
+        # under the word as said ("LIS") and as the service's words are indexed ("gas" as "ga")
+        keys = dict.fromkeys((last[:3], last.rstrip("s")[:3])) if len(last) >= 3 else {}
+        candidates = {sla_id: service for key in keys for sla_id, service in services.get(key, [])}
+        for sla_id, service in candidates.items():
             said, covered = [], 0
             for original, w in zip(reversed(phrase), reversed(words)):
                 if w in _INSIDE_NAMES or w.rstrip("s") == "service":   # "logistics and warehousing": read past

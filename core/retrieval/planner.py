@@ -637,7 +637,9 @@ LISTS_AGREEMENTS = re.compile(r"\b(?:which|what|list)\s+(?:(?!(?:do|does|did|is|
                               r"(?:agreements?|contracts?|slas?)\b|"
                               r"\b(?:show|find)\s+(?:(?!(?:do|does|did|is|are|was|were)\b)\w+\s+){0,2}?"
                               r"(?:agreements|contracts|slas)\b|"
-                              r"(?:合同|协议)有哪些|哪些(?:合同|协议)", re.I)
+                              r"(?:合同|协议)有哪些|哪些(?:合同|协议)|"
+                              # "列出所有在2024年生效的协议": a list whose last noun is the agreements
+                              r"(?:列出|列举|显示|给出|查看)[^，,。？?]{0,24}?(?:合同|协议)[。？?！!\s]*$", re.I)
 
 
 def _aggregate_over_companies(f: QuestionFacts) -> bool:

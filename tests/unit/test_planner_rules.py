@@ -882,6 +882,10 @@ def test_a_supplier_asked_for_by_what_it_supplies_lists_that_agreement():
     assert p.linked["agreements"]["SLA-001"] == "supplies 'cosmetic packaging'"
     # the agreement most of whose name the question says ("processing" is half of one name, a third of the other)
     assert plan_question("Who does our pharmacovigilance case processing?", vocab).params.sla_ids == ["SLA-003"]
+    # a preposition left at the end names nothing; a word whose plural-looking "s" is its own ("gas")
+    gas = with_services("Natural Gas and Power Supply", "Payment Processing Services")
+    for question in ("Who do we buy natural gas from?", "Who supplies our natural gas?"):
+        assert plan_question(question, gas).params.sla_ids == ["SLA-001"], question
     # a question about clauses, or one that names no service, links none
     for question in ("Which suppliers have a liability clause?", "Which suppliers are in Germany?",
                      "Which clauses cover cosmetic packaging?"):
@@ -919,3 +923,11 @@ def test_words_that_describe_no_clause_link_no_type_by_meaning():
 def test_are_there_suppliers_asks_for_suppliers():
     p = plan_question("Are there suppliers that have both a termination and a liability clause?", VOCAB)
     assert p.intent == Intent.PRESENCE and sorted(p.params.types) == ["Liability", "Termination"], p.why
+
+
+def test_a_chinese_request_to_list_the_agreements_lists_them():
+    for q in ("列出所有在2024年生效的协议", "请列出2024年生效的合同"):
+        p = plan_question(q, VOCAB)
+        assert p.intent == Intent.COMPANIES and p.params.date_from == "2024-01-01", (q, p.why)
+    # the clauses of a type are still the clauses
+    assert plan_question("列出所有法国供应商的终止条款", VOCAB).intent == Intent.ATTRIBUTE_CLAUSES
