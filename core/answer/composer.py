@@ -371,9 +371,17 @@ def _clause_answer(plan: Plan, rows: list[dict], evidence: list[Evidence], tname
         by_company.setdefault(e.company or "?", []).append(e)
     lines = []
     for comp, evs in by_company.items():
-        cites = ", ".join(f"{e.clause_title or e.clause_id} ({_type_label(e.clause_type, lang)}) [{e.ref}]" for e in evs)
-        lines.append(f"{comp}: {cites}" + _company_type_gaps(plan, evs, lang))
-    head = _clause_head(plan, tname, scope, len(evidence), list(by_company), lang)
+        by_agreement: dict[str, list[Evidence]] = {}
+        for e in evs:
+            by_agreement.setdefault(e.sla_id or "", []).append(e)
+        # a company with several agreements: one line each, so their clauses are not read as one document
+        groups = by_agreement.items() if len(by_agreement) > 1 else [("", evs)]
+        for sla_id, group in groups:
+            cites = ", ".join(f"{e.clause_title or e.clause_id} ({_type_label(e.clause_type, lang)}) [{e.ref}]"
+                              for e in group)
+            lines.append(f"{comp}{', ' + sla_id if sla_id else ''}: {cites}" + _company_type_gaps(plan, group, lang))
+    agreements = len({e.sla_id for e in evidence})
+    head = _clause_head(plan, tname, scope, len(evidence), list(by_company), lang, agreements)
     missing = _missing_named(plan, rows, tname, lang)
     if len(evidence) == 1:
         e = evidence[0]
@@ -537,9 +545,11 @@ def _subject(plan: Plan, tname: str, scope: str, lang: str) -> str:
     return scope
 
 
-def _clause_head(plan: Plan, tname: str, scope: str, n: int, found: list[str], lang: str) -> str:
+def _clause_head(plan: Plan, tname: str, scope: str, n: int, found: list[str], lang: str,
+                 agreements: int = 1) -> str:
     """The first line of a clause answer; a named owner is only the companies that have clauses
-    (the others are named after the list, as having none)."""
+    (the others are named after the list, as having none); one company's several agreements are
+    counted ("Marisol Salud S.L.'s 2 agreements have 15 clauses")."""
     intent = plan.intent
     p = plan.params
     n_comp = len(found)
@@ -549,6 +559,8 @@ def _clause_head(plan: Plan, tname: str, scope: str, n: int, found: list[str], l
     if intent in DOCUMENT_INTENTS:
         owner = (_owner(found if found else p.companies, p.sla_ids) if p.sla_ids and not p.companies
                  else _owner(found if p.companies and found else p.companies))
+        if agreements > 1 and owner.endswith("'s agreement"):
+            owner = f"{owner[:-len('agreement')]}{agreements} agreements"
         if intent == Intent.DOCUMENT:
             return f"{owner[0].upper() + owner[1:]} {'has' if _one_owner(owner) else 'have'} {n} clauses, in order:"
         if intent == Intent.DOCUMENT_TOPIC:

@@ -467,7 +467,7 @@ _SCAFFOLD = re.compile(
     r"'s|s|it|they|them|you|i|need|want|please|happens?|under|across|all|every|each|compare|handles?|handled|"
     r"deals?|dealt|treats?|covers?|covered|arrange\w*|terms?|them|those|one|ones|nothing|never|no|not|don't|"
     r"doesn't|lack|lacks|without|missing|governed|law|laws|signed|based|located|conditions|circumstances|"
-    r"and|or|but|also|both|either|together|along|plus|as well)\b", re.I)
+    r"and|or|but|also|both|either|together|along|plus|as well|other|others|besides|else|apart|except)\b", re.I)
 # "what do they supply?" asks what the suppliers provide (their agreements' services), no clause
 _ASKS_WHAT_SUPPLIED = re.compile(r"\bwhat\s+(?:do|does|did|will|can)\s+(?:\w+\s+){0,3}?"
                                  r"(?:supply|provide|deliver|sell|offer)\b", re.I)

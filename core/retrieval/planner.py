@@ -60,8 +60,12 @@ COMPANY_SUBJECT = re.compile(
     r"\b(which|what)\s+(?:of\s+(?:our|the|these|those)\s+)?(?:\w+\s+){0,2}?(contracts?|agreements?|slas?)\b|"   # their contracts
     r"哪些|哪家|哪几家|供应商|公司", re.I)
 CLAUSE_WORDS = re.compile(r"\b(clauses?|provisions?|sections?|terms?|wording|text)\b|条款|规定|内容", re.I)
-POSITION_AFTER = re.compile(r"\b(after|following|follows|follow|next to|succeeding|succeeds)\b|之后|后面|下一条|下一个|紧接", re.I)
-POSITION_BEFORE = re.compile(r"\b(before|preced(?:es|e|ed|ing)|prior to|previous to|ahead of|in front of)\b|之前|前面|上一条|上一个", re.I)
+# "before ending the contract", "after giving notice": before / after an act is a time, no place
+_NOT_AN_ACT = r"(?!\s+(?!following\b|preceding\b)[a-z]+ing\b)"
+POSITION_AFTER = re.compile(r"\b(after|following|follows|follow|next to|succeeding|succeeds)\b" + _NOT_AN_ACT +
+                            r"|之后|后面|下一条|下一个|紧接", re.I)
+POSITION_BEFORE = re.compile(r"\b(before|preced(?:es|e|ed|ing)|prior to|previous to|ahead of|in front of)\b" + _NOT_AN_ACT +
+                             r"|之前|前面|上一条|上一个", re.I)
 # "every supplier" compares across them, unless a relative clause picks some ("every supplier
 # that has both ...": a list of companies)
 COMPARE = re.compile(r"\b(compare|comparison|across|(?:all suppliers|every supplier|each supplier)"
@@ -637,6 +641,8 @@ LISTS_AGREEMENTS = re.compile(r"\b(?:which|what|list)\s+(?:(?!(?:do|does|did|is|
                               r"(?:agreements?|contracts?|slas?)\b|"
                               r"\b(?:show|find)\s+(?:(?!(?:do|does|did|is|are|was|were)\b)\w+\s+){0,2}?"
                               r"(?:agreements|contracts|slas)\b|"
+                              # "does Marisol have more than one agreement?": how many it has, so which
+                              r"\b(?:more than one|several|multiple|other|another)\s+(?:agreements?|contracts?|slas?)\b|"
                               r"(?:合同|协议)有哪些|哪些(?:合同|协议)|"
                               # "列出所有在2024年生效的协议": a list whose last noun is the agreements
                               r"(?:列出|列举|显示|给出|查看)[^，,。？?]{0,24}?(?:合同|协议)[。？?！!\s]*$", re.I)

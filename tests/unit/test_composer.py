@@ -154,6 +154,15 @@ def test_an_agreement_named_by_its_service_or_id_is_called_by_its_owner_and_id()
     assert compose_answer(p, [], []) == "No Data Protection clause found in agreement CED-1."
 
 
+def test_one_company_with_several_agreements_gets_a_line_per_agreement():
+    rows = [dict(CLAUSE_ROWS[0], sla_id="ACME-1"), dict(CLAUSE_ROWS[1], sla_id="ACME-2")]
+    p = plan("document", mode="document", companies=["Acme Cloud GmbH"])
+    answer = compose_answer(p, rows, build_evidence(rows, p))
+    assert answer.splitlines()[0] == "Acme Cloud GmbH's 2 agreements have 2 clauses, in order:", answer
+    assert answer.splitlines()[1].startswith("- Acme Cloud GmbH, ACME-1: ")
+    assert answer.splitlines()[2].startswith("- Acme Cloud GmbH, ACME-2: ")
+
+
 def test_search_answer_names_the_search_text():
     p = plan("hybrid", mode="hybrid", text="processing records")
     answer = compose_answer(p, CLAUSE_ROWS[:2], build_evidence(CLAUSE_ROWS[:2], p))

@@ -931,3 +931,21 @@ def test_a_chinese_request_to_list_the_agreements_lists_them():
         assert p.intent == Intent.COMPANIES and p.params.date_from == "2024-01-01", (q, p.why)
     # the clauses of a type are still the clauses
     assert plan_question("列出所有法国供应商的终止条款", VOCAB).intent == Intent.ATTRIBUTE_CLAUSES
+
+
+def test_before_or_after_an_act_is_a_time_not_a_place_in_the_document():
+    p = plan_question("How much notice does Kestrel need to give before ending the contract?", VOCAB)
+    assert p.intent != Intent.NEXT_CLAUSE and p.params.companies == ["Kestrel Logistics GmbH"], p.why
+    p = plan_question("What comes before the liability clause in Kestrel's contract?", VOCAB)
+    assert p.intent == Intent.NEXT_CLAUSE and p.params.direction == "before", p.why
+    assert plan_question("Which clause is following the termination clause in Kestrel's agreement?",
+                         VOCAB).intent == Intent.NEXT_CLAUSE
+
+
+def test_asking_whether_a_supplier_has_several_agreements_lists_them():
+    for q in ("Does Kestrel have more than one agreement?", "Do we have several contracts with Kestrel?"):
+        p = plan_question(q, VOCAB)
+        assert p.intent == Intent.COUNT and p.params.count_unit == "agreements", (q, p.why)
+    # "other" / "besides" describe no clause
+    p = plan_question("Which other contracts do we have besides Kestrel's?", VOCAB)
+    assert not p.params.types and p.params.exclude_companies == ["Kestrel Logistics GmbH"], p.linked
