@@ -675,7 +675,21 @@ def _specialisations() -> dict[str, list[tuple[str, list[tuple[str, re.Pattern]]
                 continue
             phrases = [p for p in [*narrow.keywords_en, *narrow.keywords_zh, *(c for c in narrow.concepts if _a_phrase(c))]
                        if p.lower() not in own]
-            out.setdefault(general.name, []).append((narrow.name, [(p.rstrip("*"), _phrase_pattern(p)) for p in phrases]))
+            patterns = [(p.rstrip("*"), _phrase_pattern(p)) for p in phrases]
+            patterns += _chinese_variants(phrases, [w for w in own if CJK.search(w) and len(w) >= 2])
+            out.setdefault(general.name, []).append((narrow.name, patterns))
+    return out
+
+
+def _chinese_variants(phrases: list[str], general_words: list[str]) -> list[tuple[str, re.Pattern]]:
+    """A narrower type's Chinese phrase that ends in a word of the general type ("随时" + "解除") also
+    with the general type's other words, up to two characters apart ("随时解约", "随时可以终止")."""
+    out = []
+    for phrase in phrases:
+        head = next((phrase[:-len(w)] for w in general_words if phrase.endswith(w) and len(phrase) > len(w)), None)
+        if head and CJK.search(head):
+            verbs = "|".join(re.escape(w) for w in sorted(general_words, key=len, reverse=True))
+            out.append((f"{head}…", re.compile(re.escape(head) + r"[^，,。；;？?！!]{0,2}?(?:" + verbs + ")")))
     return out
 
 

@@ -664,7 +664,7 @@ RELATION_WORDS = {"work", "working", "worked", "deal", "dealing", "use", "using"
                   "business", "file", "record", "records", "system", "currently", "now", "today", "altogether",
                   "overall", "got", "exist", "exists", "existing", "active", "total"}
 ZH_SCAFFOLD = re.compile(r"我们|我方|咱们|我司|一共|总共|共计|合计|共|目前|现在|当前|多少|几|家|个|有|供应商|厂商|公司|企业|位于|总部|"
-                         r"合作|签约|的|吗|呢|了|在|数量|总数|是|[？?。！!，,\s]")
+                         r"合作|签约|的|吗|呢|了|在|数量|总数|是|列出|列举|所有|全部|哪些|请|[？?。！!，,\s]")
 
 
 def _has_content(text: str | None) -> bool:

@@ -949,3 +949,16 @@ def test_asking_whether_a_supplier_has_several_agreements_lists_them():
     # "other" / "besides" describe no clause
     p = plan_question("Which other contracts do we have besides Kestrel's?", VOCAB)
     assert not p.params.types and p.params.exclude_companies == ["Kestrel Logistics GmbH"], p.linked
+
+
+def test_chinese_wording_of_a_narrower_type_with_another_verb_of_the_general_type():
+    # "随时解除" is a Termination for Convenience phrase; 随时 with Termination's other words narrows too
+    for q in ("哪些供应商可以随时解约？", "哪些供应商可以随时终止合同？"):
+        assert plan_question(q, VOCAB).params.types == ["Termination for Convenience"], q
+    assert plan_question("哪些供应商的合同可以终止？", VOCAB).params.types == ["Termination"]
+
+
+def test_a_chinese_request_to_list_filtered_suppliers_lists_them():
+    for q in ("列出所有物流供应商", "请列出全部德国供应商"):
+        p = plan_question(q, VOCAB)
+        assert p.intent == Intent.COMPANIES and not p.params.text, (q, p.why)
