@@ -31,6 +31,12 @@ def _key(head: Head) -> str:
     return re.sub(r"[\W_]+", " ", head.heading.lstrip("#").lower()).strip()
 
 
+# the end of a wrapped contents entry: a few title words (no sentence) and its page number
+_TOC_WRAPPED_TAIL = re.compile(r"^(?:[A-Z][\w'’,;&()-]*|and|or|of|the|to|for|in|on|a|an)"
+                               r"(?:\s+(?:[A-Z][\w'’,;&()-]*|and|or|of|the|to|for|in|on|a|an)){0,7}"
+                               r"(?:\s*\.{2,})?\s+\d{1,3}$")
+
+
 def _drop_toc(heads: list[Head], lines: list[str]) -> list[Head]:
     """Remove table-of-contents entries so they don't become empty clauses.
 
@@ -43,8 +49,10 @@ def _drop_toc(heads: list[Head], lines: list[str]) -> list[Head]:
         if h.inline:
             return False
         end = heads[i + 1].idx if i + 1 < len(heads) else len(lines)
-        # a line listing several numbered headings ("4.1 Fees 4.2 Taxes") is contents too
+        # a line listing several numbered headings ("4.1 Fees 4.2 Taxes") is contents too, and so is
+        # the rest of an entry that hard wrapping carried to the next line ("Protection ..... 23")
         return not any(lines[j].strip() and not len(_TOC_ROW.findall(" " + lines[j])) >= 2
+                       and not _TOC_WRAPPED_TAIL.match(lines[j].strip())
                        for j in range(h.idx + 1, end))
 
     empty = [body_empty(i) for i in range(len(heads))]
@@ -57,8 +65,14 @@ def _drop_toc(heads: list[Head], lines: list[str]) -> list[Head]:
         if j - i >= 4:
             in_run.update(range(i, j))
         i = j + 1
-    trailing = [h for h in heads if not h.inline and re.search(r"[^\W\d_]{2}", h.title)
-                and _TOC_TRAILING_NUMBER.search(h.title)]
+    def wrapped_entry(i: int) -> bool:
+        """The heading's only body line is the wrapped end of its title and its page number."""
+        end = heads[i + 1].idx if i + 1 < len(heads) else len(lines)
+        body = [lines[j].strip() for j in range(heads[i].idx + 1, end) if lines[j].strip()]
+        return len(body) == 1 and bool(_TOC_WRAPPED_TAIL.match(body[0]))
+
+    trailing = [h for i, h in enumerate(heads) if not h.inline and re.search(r"[^\W\d_]{2}", h.title)
+                and (_TOC_TRAILING_NUMBER.search(h.title) or wrapped_entry(i))]
     toc = set()
     for i, h in enumerate(heads):
         line = lines[h.idx].rstrip()

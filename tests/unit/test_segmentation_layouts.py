@@ -467,3 +467,12 @@ def test_a_word_broken_over_a_page_break_is_joined():
             "its when availability falls below the target.\n\n2. Fees\n\nFees are due monthly.\n")
     first = split_contract(text).clauses[0]
     assert "pays service credits when availability" in " ".join(first.text.split())
+
+
+def test_a_contents_entry_wrapped_over_two_lines_is_no_section():
+    text = ("TABLE OF CONTENTS\n\n1. Definitions 1\n2. Confidentiality and Protection of Trade\nSecrets 3\n"
+            "3. Governing Law 5\n\n1. Definitions\n\n" + FILLER + "\n\n2. Confidentiality and Protection of Trade Secrets\n\n"
+            + FILLER + "\n\n3. Governing Law\n\nThe laws of New York apply.\n")
+    result = split_contract(text)
+    assert [c.title for c in result.clauses] == ["Definitions", "Confidentiality and Protection of Trade Secrets",
+                                                 "Governing Law"], [(c.title, c.text[:30]) for c in result.clauses]
