@@ -140,11 +140,14 @@ ASKS_TEXT = re.compile(r"\b(say|says|said|provide|provides|promise|promises|word
                        r"(?<!united )(?<!the )\b(?:state|states|stated)\b(?!\s+of\b)|"
                        r"\b(show|list|give|read)\b.{0,30}\b(clauses?|provisions?)\b|(条款|规定)(内容|是什么|怎么|如何)|内容",
                        re.I)
+# "which of Kaldera and Marisol ...?" asks it of each; "which of Marisol's contracts ...?" picks among
+# the agreements, a question about their clauses
+WHICH_OF = r"\bwhich of\b(?!\s+(?:\S+\s+){0,2}?(?:agreements|contracts|slas)\b)"
 WANTS_COMPANIES_EN = re.compile(
     r"\b(which|what|list|name|find|show|count|are there(?: any)?|is there(?: any)?|any|how many|number of)\s+"
     r"(?:(?!(?:do|does|did|must|should|can|will|would)\b)\S+\s+){0,3}?"
     r"(suppliers?|vendors?|compan(?:y|ies)|"
-    r"providers?|firms?|partners?|ones)\b|\bwhich of\b|\bwho\b|"
+    r"providers?|firms?|partners?|ones)\b|" + WHICH_OF + r"|\bwho\b|"
     # a bare noun phrase headed by the suppliers: "suppliers with both X and Y clauses"
     r"^\s*(?:(?:all|our|the)\s+)?(?:suppliers|vendors|companies|providers|firms)\s+"
     r"(?:with|without|that|who|having|lacking|missing|whose|where|in|from|based|located|under)\b", re.I)
@@ -155,7 +158,7 @@ ZH_HEADED_BY_COMPANIES = re.compile(r"的[\u4e00-\u9fff\s]{0,6}?(?:供应商|公
 # "所有服务补偿条款有哪些", "有哪些条款": the clauses are asked for, unless companies are ("哪些供应商")
 ZH_ASKS_FOR_CLAUSES = re.compile(r"(?:条款|规定|条文)(?:都|分别)?(?:有哪些|包括哪些|是哪些)|哪些(?:条款|规定|条文)")
 ZH_NAMES_COMPANIES = re.compile(r"(?:哪些|哪家|哪几家|哪个|几家|多少家)(?:[\u4e00-\u9fff]{0,4}?)(?:供应商|公司|企业|厂商)")
-YES_NO = re.compile(r"^\s*(does|do|did|is|are|has|have|can)\b|\bwhich of\b|是否|有没有|吗[？?]?\s*$", re.I)
+YES_NO = re.compile(r"^\s*(does|do|did|is|are|has|have|can)\b|" + WHICH_OF + r"|是否|有没有|吗[？?]?\s*$", re.I)
 COUNTS_AGREEMENTS = re.compile(
     r"\b(how many|number of|count)\s+(?:\S+\s+){0,2}?(agreements?|contracts?|slas?)\b|多少(份|个)?(协议|合同)|"
     r"(协议|合同)\S{0,4}?(几份|多少份)|几份(协议|合同)", re.I)

@@ -962,3 +962,11 @@ def test_a_chinese_request_to_list_filtered_suppliers_lists_them():
     for q in ("列出所有物流供应商", "请列出全部德国供应商"):
         p = plan_question(q, VOCAB)
         assert p.intent == Intent.COMPANIES and not p.params.text, (q, p.why)
+
+
+def test_which_of_a_suppliers_agreements_picks_among_the_agreements():
+    p = plan_question("Which of Kestrel's contracts has a liability cap?", VOCAB)
+    assert p.intent == Intent.DOCUMENT_TYPE and p.params.types == ["Liability"], p.why
+    # among named suppliers it is still asked of each
+    p = plan_question("Which of Kestrel and Belmira has a liability cap?", VOCAB)
+    assert p.intent == Intent.PRESENCE, p.why
