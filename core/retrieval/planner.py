@@ -140,9 +140,9 @@ ASKS_TEXT = re.compile(r"\b(say|says|said|provide|provides|promise|promises|word
                        r"(?<!united )(?<!the )\b(?:state|states|stated)\b(?!\s+of\b)|"
                        r"\b(show|list|give|read)\b.{0,30}\b(clauses?|provisions?)\b|(条款|规定)(内容|是什么|怎么|如何)|内容",
                        re.I)
-# "which of Kaldera and Marisol ...?" asks it of each; "which of Marisol's contracts ...?" picks among
-# the agreements, a question about their clauses
-WHICH_OF = r"\bwhich of\b(?!\s+(?:\S+\s+){0,2}?(?:agreements|contracts|slas)\b)"
+# "which of Kaldera and Marisol ...?" asks it of each, "which of our contracts ...?" asks for suppliers;
+# "which of Marisol's contracts ...?" picks among one supplier's agreements, a question about their clauses
+WHICH_OF = r"\bwhich of\b(?!\s+\S+['’]s\s+(?:\S+\s+)?(?:agreements|contracts|slas)\b)"
 WANTS_COMPANIES_EN = re.compile(
     r"\b(which|what|list|name|find|show|count|are there(?: any)?|is there(?: any)?|any|how many|number of)\s+"
     r"(?:(?!(?:do|does|did|must|should|can|will|would)\b)\S+\s+){0,3}?"

@@ -970,3 +970,4 @@ def test_which_of_a_suppliers_agreements_picks_among_the_agreements():
     # among named suppliers it is still asked of each
     p = plan_question("Which of Kestrel and Belmira has a liability cap?", VOCAB)
     assert p.intent == Intent.PRESENCE, p.why
+    assert plan_question("Which of our contracts have a liability cap?", VOCAB).intent == Intent.PRESENCE
