@@ -245,17 +245,22 @@ def compose_answer(plan: Plan, rows: list[dict], evidence: list[Evidence]) -> st
     return cite_every_card(_compose(plan, rows, evidence), evidence, plan.language)
 
 
-def compose_presence_rest(plan: Plan, lacking: list[str], n_have: int) -> str:
+def compose_presence_rest(plan: Plan, lacking: list[str], n_have: int, review: bool = False) -> str:
     """The rest of a yes-or-no presence answer over a group ("do German suppliers have a
-    termination clause?"): the suppliers in scope without the type, or that all have it."""
+    termination clause?"): the suppliers in scope without the type, or that none lacks it
+    (`review`: some listed have only low-confidence evidence, which the answer named)."""
     lang, tname = plan.language, _type_label((plan.params.types or [""])[0], plan.language)
     if lang == "zh":
         if lacking:
             return f"并非全部：{len(lacking)} 家缺少{tname}条款：{'、'.join(lacking)}。"
+        if review:
+            return "没有供应商完全缺少该条款（上文的低置信度证据待复核）。"
         return "范围内没有供应商缺少该条款。" if n_have else ""
     if lacking:
         who = "supplier lacks" if len(lacking) == 1 else "suppliers lack"
         return f"Not all of them: {len(lacking)} {who} {_a(tname)} {tname} clause: {_join(lacking, lang)}."
+    if review:
+        return "None lacks one outright (the low-confidence evidence above needs review)."
     return "No supplier in scope lacks one." if n_have else ""
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from core.answer.composer import MAX_EVIDENCE, build_evidence, build_subgraph, compose_answer
+from core.answer.composer import MAX_EVIDENCE, build_evidence, build_subgraph, compose_answer, compose_presence_rest
 from core.types import Evidence, Plan, PlanParams
 
 CLAUSE_ROWS = [
@@ -161,6 +161,17 @@ def test_one_company_with_several_agreements_gets_a_line_per_agreement():
     assert answer.splitlines()[0] == "Acme Cloud GmbH's 2 agreements have 2 clauses, in order:", answer
     assert answer.splitlines()[1].startswith("- Acme Cloud GmbH, ACME-1: ")
     assert answer.splitlines()[2].startswith("- Acme Cloud GmbH, ACME-2: ")
+
+
+def test_the_rest_of_a_yes_or_no_presence_answer():
+    p = plan("presence", types=["Termination"], countries=["Germany"])
+    assert compose_presence_rest(p, ["Acme Cloud GmbH"], 2) == \
+        "Not all of them: 1 supplier lacks a Termination clause: Acme Cloud GmbH."
+    assert compose_presence_rest(p, [], 2) == "No supplier in scope lacks one."
+    # a supplier listed with only low-confidence evidence is no "yes" without review
+    assert compose_presence_rest(p, [], 2, review=True).startswith("None lacks one outright")
+    assert compose_presence_rest(plan("presence", language="zh", types=["Termination"]), ["Acme Cloud GmbH"], 1) == \
+        "并非全部：1 家缺少终止条款：Acme Cloud GmbH。"
 
 
 def test_search_answer_names_the_search_text():
