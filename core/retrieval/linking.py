@@ -425,6 +425,10 @@ def _agreement_named_by_its_service(question: str, vocab: Vocabulary) -> tuple[s
                                          vocab, "service name")
 
 
+# a preposition left at the end of a question ("who do we buy natural gas from?") ends no name
+_STRANDED = frozenset({"from", "to", "for", "with", "by", "of", "at", "on", "in"})
+
+
 def link_agreement_by_what_it_supplies(question: str, vocab: Vocabulary) -> tuple[str, str] | None:
     """"Which supplier does our cosmetic packaging?", "Who provides our colocation?": the words
     the question ends with name what one agreement supplies, as `_agreement_whose_service_ends`
@@ -433,10 +437,6 @@ def link_agreement_by_what_it_supplies(question: str, vocab: Vocabulary) -> tupl
     while words and words[-1].lower() in _STRANDED:   # "who do we buy natural gas from?"
         words.pop()
     return _agreement_whose_service_ends([words], vocab, "supplies")
-
-
-# a preposition left at the end of a question ("who do we buy natural gas from?") ends no name
-_STRANDED = frozenset({"from", "to", "for", "with", "by", "of", "at", "on", "in"})
 
 
 # words read past inside a service's name ("Operation and Support"); any other word not in the

@@ -237,11 +237,11 @@ def _name_those_without(plan: Plan, db: Database, result: Result) -> None:
     have = {r.get("company") for r in result.rows if r.get("company")}
     # a supplier with only low-confidence evidence is a gap, but the presence answer has named it
     # already, with that evidence for review
-    gaps = {r["company"] for r in retrieval.rows if r.get("company")}
-    lacking = sorted(gaps - have)
+    in_gap = {r["company"] for r in retrieval.rows if r.get("company")}
+    lacking = sorted(in_gap - have)
     result.trace.append({"strategy": "those_without", "types": list(p.types), "lacking": len(lacking),
                          "cypher": retrieval.cypher})
-    rest = compose_presence_rest(plan, lacking, len(have), review=bool(gaps & have))
+    rest = compose_presence_rest(plan, lacking, len(have), review=bool(in_gap & have))
     if rest:
         result.answer = f"{result.answer}\n\n{rest}"
     result.timings_ms["those_without"] = round((time.perf_counter() - t0) * 1000, 2)
