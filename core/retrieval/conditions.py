@@ -685,10 +685,10 @@ def _chinese_variants(phrases: list[str], general_words: list[str]) -> list[tupl
     """A narrower type's Chinese phrase that ends in a word of the general type ("随时" + "解除") also
     with the general type's other words, up to two characters apart ("随时解约", "随时可以终止")."""
     out = []
+    verbs = "|".join(re.escape(w) for w in sorted(general_words, key=len, reverse=True))
     for phrase in phrases:
         head = next((phrase[:-len(w)] for w in general_words if phrase.endswith(w) and len(phrase) > len(w)), None)
         if head and CJK.search(head):
-            verbs = "|".join(re.escape(w) for w in sorted(general_words, key=len, reverse=True))
             out.append((f"{head}…", re.compile(re.escape(head) + r"[^，,。；;？?！!]{0,2}?(?:" + verbs + ")")))
     return out
 

@@ -640,10 +640,9 @@ ASKS_LOCATION = re.compile(r"\bwhere\b.{0,40}\b(?:based|located|headquartered|re
                            r"\bwhich\s+(?:country|city)\b.{0,40}\b(?:based|located|headquartered|registered|in|from)\b|"
                            r"\b(?:address|headquarters|head office)\s+of\b|在哪|位于哪|总部在哪|地址", re.I)
 # "show" / "find" list agreements only in the plural: "show the LIS agreement" opens the one named
-LISTS_AGREEMENTS = re.compile(r"\b(?:which|what|list)\s+(?:(?!(?:do|does|did|is|are|was|were)\b)\w+\s+){0,2}?"
-                              r"(?:agreements?|contracts?|slas?)\b|"
-                              r"\b(?:show|find)\s+(?:(?!(?:do|does|did|is|are|was|were)\b)\w+\s+){0,2}?"
-                              r"(?:agreements|contracts|slas)\b|"
+_UP_TO_TWO_WORDS = r"\s+(?:(?!(?:do|does|did|is|are|was|were)\b)\w+\s+){0,2}?"
+LISTS_AGREEMENTS = re.compile(r"\b(?:which|what|list)" + _UP_TO_TWO_WORDS + r"(?:agreements?|contracts?|slas?)\b|"
+                              r"\b(?:show|find)" + _UP_TO_TWO_WORDS + r"(?:agreements|contracts|slas)\b|"
                               # "does Marisol have more than one agreement?": how many it has, so which
                               r"\b(?:more than one|several|multiple|other|another)\s+(?:agreements?|contracts?|slas?)\b|"
                               r"(?:合同|协议)有哪些|哪些(?:合同|协议)|"
