@@ -425,11 +425,18 @@ def _agreement_named_by_its_service(question: str, vocab: Vocabulary) -> tuple[s
                                          vocab, "service name")
 
 
+# a preposition left at the end of a question ("who do we buy natural gas from?") ends no name
+_STRANDED = frozenset({"from", "to", "for", "with", "by", "of", "at", "on", "in"})
+
+
 def link_agreement_by_what_it_supplies(question: str, vocab: Vocabulary) -> tuple[str, str] | None:
     """"Which supplier does our cosmetic packaging?", "Who provides our colocation?": the words
     the question ends with name what one agreement supplies, as `_agreement_whose_service_ends`
     reads them; for a question that asks for a supplier and names none."""
-    return _agreement_whose_service_ends([re.findall(r"[A-Za-z][A-Za-z\-']*", question)], vocab, "supplies")
+    words = re.findall(r"[A-Za-z][A-Za-z\-']*", question)
+    while words and words[-1].lower() in _STRANDED:   # "who do we buy natural gas from?"
+        words.pop()
+    return _agreement_whose_service_ends([words], vocab, "supplies")
 
 
 # words read past inside a service's name ("Operation and Support"); any other word not in the
@@ -465,8 +472,6 @@ def _agreement_whose_service_ends(phrases: list[list[str]], vocab: Vocabulary, h
     index = _company_index(vocab)
     services = index.services
     for phrase in phrases:
-        while phrase and phrase[-1].lower() in STOPWORDS:   # "who do we buy natural gas from?": read from "gas"
-            phrase = phrase[:-1]
         words = [w.lower() for w in phrase]
         last = next((w for w in reversed(words) if w not in STOPWORDS and w.rstrip("s") != "service"), "")
         # under the word as said ("LIS") and as the service's words are indexed ("gas" as "ga")
