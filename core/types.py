@@ -131,8 +131,9 @@ class PlanParams:
     law_countries: dict[str, str] | None = None   # governing-law value -> its country (for law_scope)
     date_from: str | None = None      # ISO date
     date_to: str | None = None
-    agreement_order: str | None = None   # "earliest" | "latest": agreements ranked by effective date
-    agreement_top: int | None = None     # ... and how many of them
+    agreement_order: str | None = None   # "earliest" | "latest": agreements ranked by effective date;
+    #                                      "most" | "fewest": suppliers ranked by their number of agreements
+    agreement_top: int | None = None     # ... and how many of them (agreements, or suppliers)
     type_match: str = "all"           # "all": every named type required (both/and); "any": or/either
     # set by some routes only
     count_unit: str | None = None     # "agreements" | "clauses" when a count is of those, not companies

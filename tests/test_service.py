@@ -581,6 +581,26 @@ def test_agreements_ranked_by_effective_date(graph):
     assert graph.read(latest.cypher, latest.params) == latest.rows   # the Cypher shown is the ranking that ran
 
 
+def test_suppliers_ranked_by_their_number_of_agreements(graph):
+    import csv
+    from collections import Counter
+
+    rows = list(csv.DictReader((HELDOUT / "agreements.csv").open(encoding="utf-8")))
+    counts = Counter(r["company"] for r in rows)
+    most = max(counts.values())
+    leaders = sorted(c for c, n in counts.items() if n == most)
+    r = ask("Which supplier has the most agreements with us?", db=graph, log=False)
+    assert sorted({x["company"] for x in r.rows}) == leaders, r.answer
+    assert {x["sla_id"] for x in r.rows} == {a["sla_id"] for a in rows if a["company"] in leaders}   # their agreements
+    assert all(x["agreements"] == most for x in r.rows) and leaders[0] in r.answer and str(most) in r.answer, r.answer
+    runner_up = max((n for n in counts.values() if n < most), default=None)
+    assert r.rows[0]["next_count"] == runner_up, r.rows[0]
+    fewest = ask("哪家供应商的合同最少？", db=graph, log=False)
+    least = min(counts.values())
+    assert sorted({x["company"] for x in fewest.rows}) == sorted(c for c, n in counts.items() if n == least), fewest.answer
+    assert graph.read(fewest.cypher, fewest.params) == fewest.rows   # the Cypher shown is the ranking that ran
+
+
 def test_where_a_named_supplier_is_based(graph):
     import csv
 

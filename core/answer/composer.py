@@ -312,6 +312,8 @@ def _compose(plan: Plan, rows: list[dict], evidence: list[Evidence]) -> str:
             else:
                 what = ("个条款" if lang == "zh" else "clauses") + (f" in the agreements of {who}" if who and lang != "zh" else (f"（{who}）" if who else ""))
             listing = _agreement_lines(rows, lang) if unit == "agreements" and 0 < n <= 20 else ""
+            if unit == "agreements" and p.agreement_order in {"most", "fewest"} and n:
+                return _suppliers_by_agreements_head(plan, rows, lang) + (f" {refs}" if refs else "") + listing
             if unit == "agreements" and p.agreement_order and n:
                 return _ranked_agreements_head(plan, n, lang) + (f" {refs}" if refs else "") + listing
             if lang == "zh":
@@ -626,6 +628,41 @@ def _ranked_agreements_head(plan: Plan, n: int, lang: str) -> str:
     word = "earliest" if early else "latest"
     return (f"The {word} agreement by effective date{scope}:" if n == 1
             else f"The {n} {word} agreements by effective date{scope}:")
+
+
+def _suppliers_by_agreements_head(plan: Plan, rows: list[dict], lang: str) -> str:
+    """"Klinora has the most agreements (2); no other supplier has more than 1." Ties share the
+    place ("3 suppliers have the fewest agreements, 1 each"); the next count says how far ahead."""
+    p = plan.params
+    counts = {r.get("company"): int(r.get("agreements") or 0) for r in rows}
+    names, most = list(counts), p.agreement_order == "most"
+    next_count = rows[0].get("next_count")
+    tied = len(set(counts.values())) == 1
+    by_count: dict[int, list[str]] = {}
+    for company, k in counts.items():
+        by_count.setdefault(k, []).append(company)
+    if lang == "zh":
+        scope = _agreements_scope_zh(plan)
+        word = "最多" if most else "最少"
+        groups = "；".join(f"{_join(cs, lang)}（{'各 ' if len(cs) > 1 else ''}{k} 份）" for k, cs in by_count.items())
+        head = (f"协议{word}的供应商{scope}：{groups}" if len(names) == 1 or not tied
+                else f"{len(names)} 家供应商{scope}并列协议{word}，各 {names and counts[names[0]]} 份：{_join(names, lang)}")
+        return head + (f"。其余供应商{'不超过' if most else '至少'} {next_count} 份。" if next_count is not None else "。")
+    filters = describe_filters(plan)
+    among = f"Among the suppliers {filters}, " if filters else ""
+    word = "most" if most else "fewest"
+    if len(names) == 1:
+        head = f"{among}{names[0]} has the {word} agreements: {counts[names[0]]}."
+    elif tied and p.agreement_top in (None, 1):
+        head = f"{len(names)} suppliers{' ' + filters if filters else ''} share the {word} agreements, {next(iter(counts.values()))} each."
+    else:   # a ranking with ties at its last place: one entry per count
+        groups = [f"{cs[0]} ({k})" if len(cs) == 1 else
+                  (f"{_join(cs, lang)} ({k} each)" if len(cs) <= 3 else f"{len(cs)} suppliers tied with {k} each")
+                  for k, cs in by_count.items()]
+        head = f"{among}the suppliers with the {word} agreements: " + "; ".join(groups) + "."
+    if next_count is not None:
+        head += (f" No other one has more than {next_count}." if most else f" Every other one has at least {next_count}.")
+    return head[0].upper() + head[1:]
 
 
 def _agreement_lines(rows: list[dict], lang: str) -> str:

@@ -34,13 +34,19 @@ _MONTH = r"(?:" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
 _Y = r"(?:19|20)\d{2}"
 # A point in time, most specific first: a day, a month, a quarter, a year (each has a first and
 # a last day, so "before March 2024" ends on 2024-02-29 and "after March 2024" starts in April).
-_ZH_POINT = _Y + r"\s*年\s*(?:\d{1,2}\s*月(?:\s*\d{1,2}\s*[日号])?|第?[一二三四1-4]\s*季度|[上下]半年|[春夏秋冬]季?)"
+_ZH_POINT = (_Y + r"\s*年\s*(?:\d{1,2}\s*月(?:\s*\d{1,2}\s*[日号])?|第?[一二三四1-4]\s*季度|[上下]半年|[春夏秋冬]季?|"
+             r"年?[初底末]|年中|中期)")
 # seasons of the northern hemisphere, as most contracts' parties mean them (winter runs into the next year)
 _SEASONS = {"spring": (3, 5), "summer": (6, 8), "autumn": (9, 11), "fall": (9, 11), "winter": (12, 14),
             "春": (3, 5), "夏": (6, 8), "秋": (9, 11), "冬": (12, 14)}
 _ORDINAL = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4}
+# early / mid / late in a year: its first, middle and last four months ("in mid-2023" is May to
+# August); before or after "mid-2023" cuts at the middle of the year itself (`_MIDDLE`)
+_THIRDS = {"early": (1, 4), "beginning": (1, 4), "start": (1, 4), "mid": (5, 8), "middle": (5, 8),
+           "late": (9, 12), "初": (1, 4), "中": (5, 8), "底": (9, 12), "末": (9, 12)}
 _PART = (r"(?:(?:first|second|1st|2nd)\s+half|(?:first|second|third|fourth|1st|2nd|3rd|4th)\s+quarter)"
-         r"\s+(?:of\s+)?" + _Y + r"|h[12]\s+" + _Y + r"|" + _Y + r"\s*h[12]|(?:spring|summer|autumn|fall|winter)\s+(?:of\s+)?" + _Y)
+         r"\s+(?:of\s+)?" + _Y + r"|h[12]\s+" + _Y + r"|" + _Y + r"\s*h[12]|(?:spring|summer|autumn|fall|winter)\s+(?:of\s+)?" + _Y
+         + r"|(?:early|mid|late)[\s-]*" + _Y + r"|(?:the\s+)?(?:beginning|start|middle)\s+of\s+" + _Y)
 _POINT = (r"(?:" + _Y + r"-\d{1,2}-\d{1,2}|" + _Y + r"-\d{1,2}(?![\d-])|"
           r"\d{1,2}(?:st|nd|rd|th)?\s+" + _MONTH + r",?\s+" + _Y + r"|"
           + _MONTH + r"\s+\d{1,2}(?:st|nd|rd|th)?,?\s+" + _Y + r"|"
@@ -59,7 +65,7 @@ _EN_SINCE = re.compile(r"\b(?:since|from|as of|starting|onwards? from|on or afte
 _ZH_BEFORE = re.compile(_P + r"\s*年?\s*(?:之前|以前|前)")
 _ZH_SINCE = re.compile(_P + r"\s*年?\s*(?:及以后|及之后|以来|起|开始)")
 _ZH_AFTER = re.compile(_P + r"\s*年?\s*(?:之后|以后|后)")
-_IN_POINT = re.compile(r"\b(?:in|during|of)\s+" + _THE + _P + r"|(" + _ZH_POINT + r")|" + _P + r"\s*年", re.I)
+_IN_POINT = re.compile(r"\b(?:in|during|of|at)\s+" + _THE + _P + r"|(" + _ZH_POINT + r")|" + _P + r"\s*年", re.I)
 _RELATIVE = re.compile(r"\b(last|previous|this|current|next)\s+year\b|(去年|今年|明年|前年)", re.I)
 _REL_OFFSET = {"last": -1, "previous": -1, "this": 0, "current": 0, "next": 1,
                "去年": -1, "今年": 0, "明年": 1, "前年": -2}
@@ -128,6 +134,10 @@ def point_bounds(text: str) -> tuple[dt.date, dt.date]:
         first, last = _SEASONS[season.group(1) or season.group(2)]
         end_year, end_month = (year + 1, last - 12) if last > 12 else (year, last)
         return dt.date(year, first, 1), _month_end(end_year, end_month)
+    third = re.search(r"\b(early|mid|middle|late|beginning|start)\b|(?<![a-z])mid(?=[\s-]*\d)|年\s*年?([初底末中])", t)
+    if third:
+        first, last = _THIRDS[third.group(1) or third.group(0) if not third.group(2) else third.group(2)]
+        return dt.date(year, first, 1), _month_end(year, last)
     half = re.search(r"\b(first|second|1st|2nd)\s+half|\bh([12])\b|(?<=\d)h([12])\b|([上下])半年", t)
     if half:
         second = half.group(0)[0] in "s2下" or half.group(2) == "2" or half.group(3) == "2"
@@ -185,6 +195,19 @@ def parse_agreement_dates(q: str, today: dt.date | None = None) -> DateCondition
         return None
 
 
+_MIDDLE = re.compile(r"\bmid(?:dle)?\b|(?<![a-z])mid(?=[\s-]*\d)|年中|中期", re.I)
+
+
+def _middle(m: re.Match) -> tuple[dt.date, dt.date] | None:
+    """Before or after the middle of a year cuts the year in two halves, not at May or August:
+    "after mid-2023" starts on 1 July 2023."""
+    point = next((g for g in m.groups() if g), "")
+    if not _MIDDLE.search(point):
+        return None
+    year = point_bounds(point)[0].year
+    return dt.date(year, 7, 1), dt.date(year, 6, 30)
+
+
 def _label(a: dt.date, b: dt.date) -> str:
     """A window as people say it: a year, a month, a day, or from-to."""
     if (a.month, a.day, b.month, b.day) == (1, 1, 12, 31) and a.year == b.year:
@@ -207,13 +230,13 @@ def _window(q: str) -> DateCondition | None:
         return DateCondition(a.isoformat(), None, f"{said(m)}: effective on or after {a}")
     m = _EN_BEFORE.search(q) or _ZH_BEFORE.search(q)
     if m:
-        a, b = _points(m)[0]
-        if re.search(r"\bend\s+of\b|\bon or before\b", m.group(0), re.I):   # "by the end of 2024": 2024 included
+        a, b = _middle(m) or _points(m)[0]
+        if re.search(r"\bend\s+of\b|\bon or before\b|年[底末]", m.group(0), re.I):   # "by the end of 2024": 2024 included
             return DateCondition(None, b.isoformat(), f"{said(m)}: effective on or before {b}")
         return DateCondition(None, (a - dt.timedelta(days=1)).isoformat(), f"{said(m)}: effective before {a}")
     m = _EN_AFTER.search(q) or _ZH_AFTER.search(q)
     if m:
-        b = _points(m)[0][1]
+        b = (_middle(m) or _points(m)[0])[1]
         return DateCondition((b + dt.timedelta(days=1)).isoformat(), None, f"{said(m)}: effective after {b}")
     m = _IN_POINT.search(q)
     if m and not SPEND_NEAR.search(q):
@@ -278,6 +301,39 @@ def agreement_rank(q: str) -> tuple[str, int, str] | None:
         n = int(k) if k.isdigit() else NUMBER_WORDS[k]
     elif (zn := _RANK_ZH_N.search(q)):
         k = zn.group(1) or zn.group(2)
+        n = int(k) if k.isdigit() else NUMBER_WORDS[k]
+    return order, max(1, min(n, 50)), m.group(0).strip()
+
+
+# suppliers ranked by how many agreements they have: "the most contracts", "the fewest SLAs",
+# "top 3 suppliers by number of agreements", "合同最多的供应商" (最多 / 最少 before a count is a bound:
+# "最多两份合同" is "at most two contracts", read by `agreement_count`)
+_BY_COUNT_EN = re.compile(
+    r"\b(?P<word>most|fewest|least)\s+(?:agreements|contracts|slas|deals)\b"   # "most recent contracts" is a date
+    r"|\b(?P<number>(?:highest|largest|greatest|biggest|lowest|smallest)\s+(?:number|count))\s+of\s+"
+    r"(?:\w+\s+)?(?:agreements|contracts|slas|deals)\b"
+    r"|\bby\s+(?:the\s+)?(?P<by>number|count)\s+of\s+(?:\w+\s+)?(?:agreements|contracts|slas|deals)\b", re.I)
+_BY_COUNT_ZH = re.compile(r"(?:合同|协议)(?:的)?(?:数量|数目|份数|数)?(?P<zh>最多|最少)(?![一二两三四五六七八九十\d]+\s*份)"
+                          r"|(?P<zh2>最多|最少)的?(?:合同|协议)")
+_TOP_N_EN = re.compile(r"\btop\s+(\d{1,2}|" + "|".join(NUMBER_WORDS) + r")\b|\b(\d{1,2}|" + "|".join(NUMBER_WORDS)
+                       + r")\s+(?:\w+\s+)?(?:suppliers|vendors|companies|providers|partners|counterparties)\b", re.I)
+_TOP_N_ZH = re.compile(r"前\s*(\d{1,2}|[一二两三四五六七八九十])\s*(?:家|名|个|位)?")
+
+
+def company_agreement_rank(q: str) -> tuple[str, int, str] | None:
+    """("most" | "fewest", how many suppliers, the words) when a question ranks suppliers by
+    their number of agreements; ties at the last place asked for are kept by the query."""
+    m = _BY_COUNT_EN.search(q) or _BY_COUNT_ZH.search(q)
+    if not m:
+        return None
+    word = (m.groupdict().get("word") or m.groupdict().get("number") or m.groupdict().get("zh") or m.groupdict().get("zh2") or "most").lower()
+    if m.groupdict().get("by") and re.search(r"\b(?:lowest|fewest|least|bottom)\b", q, re.I):
+        word = "fewest"
+    order = "fewest" if word.split()[0] in {"fewest", "least", "lowest", "smallest", "最少"} else "most"
+    n = 1
+    top = _TOP_N_EN.search(q) if m.re is _BY_COUNT_EN else _TOP_N_ZH.search(q)
+    if top:
+        k = next(g for g in top.groups() if g).lower()
         n = int(k) if k.isdigit() else NUMBER_WORDS[k]
     return order, max(1, min(n, 50)), m.group(0).strip()
 

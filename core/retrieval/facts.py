@@ -76,7 +76,8 @@ class QuestionFacts:
     spend_from_year: int | None = None
     agreements_min: int | None = None        # "suppliers with more than one contract": at least 2
     agreements_max: int | None = None
-    agreement_rank: tuple[str, int] | None = None   # ("earliest" | "latest", n): agreements ranked by date
+    # ("earliest" | "latest", n): agreements ranked by date; ("most" | "fewest", n): suppliers by their count
+    agreement_rank: tuple[str, int] | None = None
     date_from: str | None = None             # the agreements' effective-date window (read_conditions)
     date_to: str | None = None
     categories: dict[str, str] = field(default_factory=dict)   # spend category -> the phrase that named it

@@ -704,7 +704,11 @@ ROUTES: tuple[Rule, ...] = (
     # 1. companies without any agreement
     Rule("no_agreement", lambda f: bool(NO_AGREEMENT.search(f.q)) and not f.types,
          Intent.NO_AGREEMENT, Mode.ATTRIBUTE, "asks for companies that have no agreement"),
-    # 1a. agreements ranked by effective date ("which supplier's contract took effect earliest?")
+    # 1a. suppliers ranked by their number of agreements ("who has the most contracts?"), then
+    # agreements ranked by effective date ("which supplier's contract took effect earliest?")
+    Rule("companies_by_agreements", lambda f: bool(f.agreement_rank) and f.agreement_rank[0] in {"most", "fewest"},
+         Intent.COUNT, Mode.ATTRIBUTE, "ranks the suppliers by their number of agreements (ties kept)",
+         _set(count_unit="agreements")),
     Rule("agreements_by_date", lambda f: bool(f.agreement_rank),
          Intent.COUNT, Mode.ATTRIBUTE, "ranks the agreements by effective date",
          _set(count_unit="agreements")),
@@ -891,8 +895,12 @@ def read_conditions(f: QuestionFacts, rest: str, vocab: Vocabulary) -> QuestionF
         f.law_scope = scope[0]
         f.linked["law_scope"] = {scope[0]: scope[1]}   # the words, masked when the meaning is read
     _law_words_are_no_type(f)
+    by_count = cond.company_agreement_rank(f.q)
     ranked = cond.agreement_rank(f.q)
-    if ranked and not (f.types or f.positional):
+    if by_count and not (f.types or f.positional or f.named):
+        f.agreement_rank = by_count[:2]
+        f.linked["agreement_rank"] = {f"the {by_count[1]} supplier(s) with the {by_count[0]} agreements": by_count[2]}
+    elif ranked and not (f.types or f.positional):
         f.agreement_rank = ranked[:2]
         f.linked["agreement_rank"] = {f"the {ranked[1]} {ranked[0]} by effective date": ranked[2]}
     counted = cond.agreement_count(f.q)

@@ -179,6 +179,20 @@ def test_seasons_and_working_relationships_are_agreement_dates():
     assert window("Which suppliers have we been working with since before 2020?") == (None, "2019-12-31")
 
 
+def test_early_mid_and_late_in_a_year():
+    # in: the year's first, middle and last four months; before / after the middle: its halves
+    assert window("agreements signed in early 2024") == ("2024-01-01", "2024-04-30")
+    assert window("contracts that took effect in mid-2023") == ("2023-05-01", "2023-08-31")
+    assert window("contracts that took effect in late 2022") == ("2022-09-01", "2022-12-31")
+    assert window("agreements signed at the beginning of 2024") == ("2024-01-01", "2024-04-30")
+    assert window("Which agreements were signed after mid-2023?") == ("2023-07-01", None)
+    assert window("contracts signed before the middle of 2023") == (None, "2023-06-30")
+    assert window("2023年年中以后签订的合同") == ("2023-07-01", None)
+    assert window("2024年初签的合同") == ("2024-01-01", "2024-04-30")
+    assert window("2022年底之前签的合同") == (None, "2022-12-31")     # by the end of the year, as "by the end of"
+    assert window("2023年中签的合同") == ("2023-01-01", "2023-12-31")   # "in 2023", not its middle
+
+
 def test_a_rolling_window_back_from_today():
     today = dt.date(2026, 12, 4)
     for q, start in (("Which contracts were signed in the last two years?", "2024-12-04"),

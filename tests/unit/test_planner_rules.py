@@ -24,7 +24,7 @@ VOCAB = two_suppliers()
 
 # The routing policy: the first rule that applies wins, so this order is behaviour.
 EXPECTED_ORDER = (
-    "follow_up_neighbour", "no_agreement", "agreements_by_date",
+    "follow_up_neighbour", "no_agreement", "companies_by_agreements", "agreements_by_date",
     "spend_history", "spend_by", "spend_top", "category_spend", "named_location",
     "named_count_agreements", "named_agreements", "named_count_clauses", "named_gap", "named_position", "named_neighbour", "named_presence",
     "document_type", "document_topic", "document",
@@ -781,6 +781,24 @@ def test_agreements_ranked_by_effective_date():
     p = plan_question("Which German supplier's contract is the oldest?", VOCAB)
     assert p.intent == Intent.COUNT and p.params.count_unit == "agreements" and p.mode == Mode.ATTRIBUTE
     assert (p.params.agreement_order, p.params.agreement_top, p.params.countries) == ("earliest", 1, ["Germany"])
+
+
+def test_suppliers_ranked_by_their_number_of_agreements():
+    from core.retrieval.conditions import company_agreement_rank
+
+    assert company_agreement_rank("Which supplier has the most agreements with us?")[:2] == ("most", 1)
+    assert company_agreement_rank("Who do we have the fewest contracts with?")[:2] == ("fewest", 1)
+    assert company_agreement_rank("Top 3 suppliers by number of contracts")[:2] == ("most", 3)
+    assert company_agreement_rank("Which vendor holds the largest number of signed contracts?")[:2] == ("most", 1)
+    assert company_agreement_rank("哪家供应商的合同最多？")[:2] == ("most", 1)
+    assert company_agreement_rank("合同数量最少的前两家供应商")[:2] == ("fewest", 2)
+    # a superlative of the agreements themselves, and a bound on their number, rank nothing
+    for not_ranked in ("Show the most recent contracts", "最多两份合同的供应商", "Which suppliers have the most termination clauses?"):
+        assert company_agreement_rank(not_ranked) is None, not_ranked
+    p = plan_question("Which German supplier has the most contracts?", VOCAB)
+    assert p.intent == Intent.COUNT and p.params.count_unit == "agreements" and p.mode == Mode.ATTRIBUTE
+    assert (p.params.agreement_order, p.params.agreement_top, p.params.countries) == ("most", 1, ["Germany"])
+    assert plan_question("Show our three newest agreements", VOCAB).params.agreement_order == "latest"
 
 
 def test_where_a_named_supplier_is_based_asks_for_its_address():

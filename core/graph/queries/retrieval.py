@@ -210,8 +210,11 @@ LIMIT $limit""".replace("\n\n", "\n")
 
 def count_agreements(active, spend="spend_latest", order: str | None = None) -> str:
     """The agreements that pass the filters; `order` "earliest" / "latest": the first $agreement_top
-    of them by effective date (agreements without a date are left out of a ranking)."""
+    of them by effective date (agreements without a date are left out of a ranking); "most" /
+    "fewest": those of the $agreement_top suppliers with the most / fewest of them."""
     conds = company_conditions(active, spend) + agreement_conditions(active)
+    if order in {"most", "fewest"}:
+        return _agreements_of_ranked_companies(conds, order)
     if order:
         conds.append("s.effective_date IS NOT NULL")
     sort = (f"s.effective_date {'ASC' if order == 'earliest' else 'DESC'}, co.name, s.id" if order
@@ -222,6 +225,29 @@ RETURN co.name AS company, s.id AS sla_id, s.service_name AS service_name, s.gov
        toString(s.effective_date) AS effective_date, co[$spend_key] AS spend
 ORDER BY {sort}
 LIMIT {'$agreement_top' if order else '$limit'}"""
+
+
+def _agreements_of_ranked_companies(conds: list[str], order: str) -> str:
+    """Suppliers ranked by how many agreements pass the filters, ties at the $agreement_top-th
+    place kept (two suppliers with 3 each are both "the most"), with their agreements and the
+    next count outside the ranking (`next_count`, so the answer can say how far ahead they are)."""
+    desc = order == "most"
+    return f"""MATCH (co:Company)-[:HAS_SLA]->(s:SLA)
+{where(conds)}
+WITH co, count(s) AS n
+ORDER BY n {'DESC' if desc else 'ASC'}, co.name
+WITH collect({{co: co, n: n}}) AS ranked
+WITH ranked, ranked[CASE WHEN size(ranked) < $agreement_top THEN -1 ELSE $agreement_top - 1 END].n AS cutoff
+WITH ranked, cutoff, [r IN ranked WHERE r.n {'<' if desc else '>'} cutoff | r.n][0] AS next_count
+UNWIND ranked AS row
+WITH row.co AS co, row.n AS agreements, next_count
+WHERE agreements {'>=' if desc else '<='} cutoff
+MATCH (co)-[:HAS_SLA]->(s:SLA)
+{where(conds)}
+RETURN co.name AS company, s.id AS sla_id, s.service_name AS service_name, s.governing_law AS governing_law,
+       toString(s.effective_date) AS effective_date, co[$spend_key] AS spend, agreements, next_count
+ORDER BY agreements {'DESC' if desc else 'ASC'}, company, sla_id
+LIMIT $limit"""
 
 
 def clause_type_clauses(start: str = "companies") -> str:
