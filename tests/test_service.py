@@ -601,6 +601,15 @@ def test_suppliers_ranked_by_their_number_of_agreements(graph):
     assert graph.read(fewest.cypher, fewest.params) == fewest.rows   # the Cypher shown is the ranking that ran
 
 
+def test_suppliers_with_a_type_are_listed_by_spend_as_gap_lists_are(graph):
+    r = ask("Which suppliers have a governing law clause?", db=graph, log=False)
+    assert r.plan.intent == "presence" and len({x["company"] for x in r.rows}) >= 3, r.answer
+    spends = [x["spend"] if x["spend"] is not None else -1 for x in r.rows]
+    assert spends == sorted(spends, reverse=True), [(x["company"], x["spend"]) for x in r.rows]
+    firsts = list(dict.fromkeys(e.company for e in r.evidence))
+    assert firsts == list(dict.fromkeys(x["company"] for x in r.rows)), r.answer   # the answer in the same order
+
+
 def test_where_a_named_supplier_is_based(graph):
     import csv
 

@@ -251,17 +251,27 @@ def compose_presence_rest(plan: Plan, lacking: list[str], n_have: int, review: b
     (`review`: some listed have only low-confidence evidence, which the answer named)."""
     lang, tname = plan.language, _type_label((plan.params.types or [""])[0], plan.language)
     if lang == "zh":
+        if lacking and not n_have:   # "没有…": not "并非全部"
+            return f"范围内的 {len(lacking)} 家均缺少{tname}条款：{'、'.join(lacking)}。"
         if lacking:
             return f"并非全部：{len(lacking)} 家缺少{tname}条款：{'、'.join(lacking)}。"
         if review:
             return "没有供应商完全缺少该条款（上文的低置信度证据待复核）。"
         return "范围内没有供应商缺少该条款。" if n_have else ""
+    if lacking and not n_have:   # after "No suppliers ... have ...", not "Not all of them"
+        return _full_stop(f"The supplier in scope without one: {lacking[0]}" if len(lacking) == 1
+                          else f"The {len(lacking)} suppliers in scope without one: {_join(lacking, lang)}")
     if lacking:
         who = "supplier lacks" if len(lacking) == 1 else "suppliers lack"
-        return f"Not all of them: {len(lacking)} {who} {_a(tname)} {tname} clause: {_join(lacking, lang)}."
+        return _full_stop(f"Not all of them: {len(lacking)} {who} {_a(tname)} {tname} clause: {_join(lacking, lang)}")
     if review:
         return "None lacks one outright (the low-confidence evidence above needs review)."
     return "No supplier in scope lacks one." if n_have else ""
+
+
+def _full_stop(sentence: str) -> str:
+    """A sentence ending in a name that ends in a stop ("Co., Ltd.") gets no second one."""
+    return sentence if sentence.endswith(".") else sentence + "."
 
 
 def cite_every_card(answer: str, evidence: list[Evidence], lang: str = "en") -> str:

@@ -208,6 +208,14 @@ def _middle(m: re.Match) -> tuple[dt.date, dt.date] | None:
     return dt.date(year, 7, 1), dt.date(year, 6, 30)
 
 
+def without_dates(q: str) -> str:
+    """The question without its date phrases, so that "signed after mid-2023" or "2024年之前"
+    is not read as a clause's place ("the clause after ...")."""
+    for pattern in (_EN_RANGE, _ZH_RANGE, _ZH_SINCE, _EN_SINCE, _EN_BEFORE, _ZH_BEFORE, _EN_AFTER, _ZH_AFTER):
+        q = pattern.sub(" ", q)
+    return q
+
+
 def _label(a: dt.date, b: dt.date) -> str:
     """A window as people say it: a year, a month, a day, or from-to."""
     if (a.month, a.day, b.month, b.day) == (1, 1, 12, 31) and a.year == b.year:

@@ -313,8 +313,13 @@ def _read_spend_change(f: QuestionFacts, vocab: Vocabulary) -> None:
     f.linked["spend_change"] = {f"{b} vs {a}": (up or down).group(0)}
 
 
+# what comes between the excluding word and the place or industry left out: "except those from
+# German suppliers", "excluding any of the suppliers in Germany", "but not the ones based in France"
+_LEFT_OUT_FILLER = (r"(?:(?:those|ones|any|all|anything|anyone|of|from|in|by|with|based|located|the|our|suppliers?|vendors?|"
+                    r"companies|clauses|contracts|agreements)\s+){0,6}")
 EXCLUDING_BEFORE = re.compile(r"(?:outside(?:\s+of)?|non-?|not\s+(?:in|from|based\s+in|located\s+in)|excluding|except(?:\s+for)?|"
-                              r"other\s+than|besides|apart\s+from)\s*(?:the\s+)?$|(?:非|除了?|不在)$", re.I)
+                              r"other\s+than|besides|apart\s+from|but\s+not)\s*" + _LEFT_OUT_FILLER + r"$|(?:非|除了?|不在)$",
+                              re.I)
 EXCLUDING_AFTER = re.compile(r"^\s*(?:以外|之外|除外)")
 
 
@@ -326,7 +331,7 @@ def _excluded_companies(q: str, spans: list[tuple[int, int]], vocab: Vocabulary)
     previous_end = None
     for a, b in sorted(spans):
         listed = previous_end is not None and re.fullmatch(r"[\s,、]*(?:and|or|&|和|及|与)?[\s,、]*", q[previous_end:a], re.I)
-        if EXCLUDING_BEFORE.search(q[max(0, a - 30):a].lower()) or EXCLUDING_AFTER.search(q[b:]) or listed:
+        if EXCLUDING_BEFORE.search(q[max(0, a - 60):a].lower()) or EXCLUDING_AFTER.search(q[b:]) or listed:
             for name in link_company_spans(q[a:b], vocab)[0]:
                 out.setdefault(name, q[a:b])
             previous_end = b
@@ -342,7 +347,7 @@ def _apply_exclusions(q: str, countries: dict[str, str], values: list[str]) -> d
     left_out = set()
     for country, phrase in countries.items():
         i = ql.find(phrase.lower())
-        if i >= 0 and (EXCLUDING_BEFORE.search(ql[max(0, i - 30):i]) or EXCLUDING_AFTER.search(q[i + len(phrase):])):
+        if i >= 0 and (EXCLUDING_BEFORE.search(ql[max(0, i - 60):i]) or EXCLUDING_AFTER.search(q[i + len(phrase):])):
             left_out.add(country)
     if not left_out:
         return countries
@@ -650,6 +655,16 @@ LISTS_AGREEMENTS = re.compile(r"\b(?:which|what|list)" + _UP_TO_TWO_WORDS + r"(?
                               r"(?:列出|列举|显示|给出|查看)[^，,。？?]{0,24}?(?:合同|协议)[。？?！!\s]*$", re.I)
 
 
+def _lists_agreements_not_companies(f: QuestionFacts) -> bool:
+    """"List the contracts signed in 2024", "2023年签的协议有哪些？": the agreements are what is
+    listed ("哪些" alone makes a Chinese question want companies unless it names no company)."""
+    if not LISTS_AGREEMENTS.search(f.q):
+        return False
+    if f.language == "zh":
+        return not (ZH_NAMES_COMPANIES.search(f.q) or ZH_HEADED_BY_COMPANIES.search(f.q))
+    return not f.wants_companies
+
+
 def _aggregate_over_companies(f: QuestionFacts) -> bool:
     """Companies filtered by attributes: counted, summed, listed, or the agreements that pass
     the filters ("which contracts are governed by Italian law": no topic to search for)."""
@@ -783,11 +798,11 @@ ROUTES: tuple[Rule, ...] = (
     Rule("hybrid", lambda f: bool(f.text_query) and bool(f.wording or f.quoted),
          Intent.HYBRID, Mode.HYBRID, "asks about wording: full-text and vector search, fused",
          _set_text(lambda f: f.text_query)),
-    # "when did the Swedish supplier's contract take effect?": the agreements of the suppliers
-    # the filters pick, with their dates (as for a named supplier)
+    # "when did the Swedish supplier's contract take effect?", "list the contracts signed in 2024":
+    # the agreements of the suppliers the filters pick, with their dates (as for a named supplier)
     Rule("filtered_agreements",
          lambda f: f.has_filters and not (f.named or f.types or f.topic or f.positional or f.counting)
-         and bool(ASKS_AGREEMENT_DATE.search(f.q)),
+         and bool(ASKS_AGREEMENT_DATE.search(f.q) or _lists_agreements_not_companies(f)),
          Intent.COUNT, Mode.ATTRIBUTE, "lists the agreements of the suppliers the filters pick (service, date, law)",
          _set(count_unit="agreements")),
     Rule("companies", _aggregate_over_companies,
@@ -889,6 +904,8 @@ def read_conditions(f: QuestionFacts, rest: str, vocab: Vocabulary) -> QuestionF
     if dates:
         f.date_from, f.date_to = dates.date_from, dates.date_to
         f.linked["effective_date"] = dates.how
+        undated = cond.without_dates(f.q)   # "signed after mid-2023" is a time, not a clause's place
+        f.after, f.before = f.after and bool(POSITION_AFTER.search(undated)), f.before and bool(POSITION_BEFORE.search(undated))
     _read_laws(f, rest, vocab)
     scope = cond.law_scope(f.q)
     if scope and not f.laws:

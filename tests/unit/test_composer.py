@@ -172,6 +172,11 @@ def test_the_rest_of_a_yes_or_no_presence_answer():
     assert compose_presence_rest(p, [], 2, review=True).startswith("None lacks one outright")
     assert compose_presence_rest(plan("presence", language="zh", types=["Termination"]), ["Acme Cloud GmbH"], 1) == \
         "并非全部：1 家缺少终止条款：Acme Cloud GmbH。"
+    # none has it: the answer said so, so the rest names them without "not all of them"
+    assert compose_presence_rest(p, ["Acme Cloud GmbH", "Borealis Co., Ltd."], 0) == \
+        "The 2 suppliers in scope without one: Acme Cloud GmbH and Borealis Co., Ltd."
+    assert compose_presence_rest(plan("presence", language="zh", types=["Termination"]), ["Acme Cloud GmbH"], 0) == \
+        "范围内的 1 家均缺少终止条款：Acme Cloud GmbH。"
 
 
 def test_search_answer_names_the_search_text():

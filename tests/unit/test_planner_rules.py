@@ -336,6 +336,11 @@ def test_a_place_named_to_be_left_out_filters_by_the_other_countries():
     assert plan_question("Which suppliers outside the EU lack a liability clause?", vocab).params.countries == ["Singapore"]
     assert plan_question("Which non-European suppliers lack a liability clause?", vocab).params.countries == ["Singapore"]
     assert plan_question("欧盟以外的供应商有哪些？", vocab).params.countries == ["Singapore"]
+    # words between the excluding word and the place ("except those from German suppliers")
+    for q in ("Show me all confidentiality clauses except those from German suppliers",
+              "List suppliers excluding any of the ones based in Germany",
+              "Which suppliers have a liability clause, but not the ones in Germany?"):
+        assert plan_question(q, vocab).params.countries == ["Singapore"], q
     # a city named like a country already matched adds no second filter
     p = plan_question("Which suppliers are based in Singapore or Germany?", vocab)
     assert sorted(p.params.countries) == ["Germany", "Singapore"] and not p.params.cities
@@ -799,6 +804,28 @@ def test_suppliers_ranked_by_their_number_of_agreements():
     assert p.intent == Intent.COUNT and p.params.count_unit == "agreements" and p.mode == Mode.ATTRIBUTE
     assert (p.params.agreement_order, p.params.agreement_top, p.params.countries) == ("most", 1, ["Germany"])
     assert plan_question("Show our three newest agreements", VOCAB).params.agreement_order == "latest"
+
+
+def test_a_list_of_agreements_picked_by_filters_lists_the_agreements():
+    for q in ("List all contracts signed in 2024", "Which agreements were signed after mid-2023?",
+              "Show me the contracts governed by German law", "列出所有2024年签订的合同", "2023年签的协议有哪些？",
+              "德国供应商的合同有哪些？"):
+        p = plan_question(q, VOCAB)
+        assert (p.intent, p.params.count_unit, p.mode) == (Intent.COUNT, "agreements", Mode.ATTRIBUTE), (q, p.why)
+    # the suppliers asked for stay suppliers
+    for q in ("Which suppliers' contracts are governed by German law?", "哪些供应商的合同适用德国法律？"):
+        p = plan_question(q, VOCAB)
+        assert p.intent == Intent.COMPANIES and p.params.count_unit is None, (q, p.why)
+
+
+def test_before_or_after_a_date_is_no_clause_position():
+    facts = planner.inherit_context(planner.extract_facts("Which agreements were signed after mid-2023?", VOCAB), None)
+    assert not facts.positional and facts.date_from == "2023-07-01"
+    facts = planner.inherit_context(planner.extract_facts("2024年之前签的合同", VOCAB), None)
+    assert not facts.positional and facts.date_to == "2023-12-31"
+    facts = planner.inherit_context(planner.extract_facts(
+        "What comes after the termination clause in contracts signed in 2023?", VOCAB), None)
+    assert facts.positional and facts.direction == "after"
 
 
 def test_where_a_named_supplier_is_based_asks_for_its_address():

@@ -366,7 +366,8 @@ CALL (co, review_only) {
 
 
 def presence_clauses(active, match: str = "all", spend="spend_latest") -> str:
-    """Companies that have (all | any of) the types, with the clauses that show it.
+    """Companies that have (all | any of) the types, with the clauses that show it, the highest
+    spend first (as gap lists and company lists are ordered).
 
     A type is held when any clause is typed so, and `review_only` names the held types whose
     clauses are all low-confidence (`low_confidence_edge`, the gap definition): the same
@@ -395,7 +396,7 @@ RETURN co.name AS company, cl.sla_id AS sla_id, cl.clause_id AS clause_id, cl.cl
        cl.clause_type AS clause_type, cl.confidence AS confidence, cl.method AS method,
        cl.position AS position, cl.text AS text, cl.span_start AS span_start, cl.span_end AS span_end,
        cl.clause_types AS clause_types, co[$spend_key] AS spend, review_only
-ORDER BY company, sla_id, position
+ORDER BY coalesce(spend, -1) DESC, company, sla_id, position
 LIMIT $limit""".replace("\n\n", "\n")
 
 
