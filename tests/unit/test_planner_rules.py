@@ -973,7 +973,8 @@ def test_are_there_suppliers_asks_for_suppliers():
 def test_a_chinese_request_to_list_the_agreements_lists_them():
     for q in ("列出所有在2024年生效的协议", "请列出2024年生效的合同"):
         p = plan_question(q, VOCAB)
-        assert p.intent == Intent.COMPANIES and p.params.date_from == "2024-01-01", (q, p.why)
+        assert (p.intent, p.params.count_unit) == (Intent.COUNT, "agreements") and p.params.date_from == "2024-01-01", \
+            (q, p.why)
     # the clauses of a type are still the clauses
     assert plan_question("列出所有法国供应商的终止条款", VOCAB).intent == Intent.ATTRIBUTE_CLAUSES
 
