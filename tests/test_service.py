@@ -610,6 +610,20 @@ def test_suppliers_with_a_type_are_listed_by_spend_as_gap_lists_are(graph):
     assert firsts == list(dict.fromkeys(x["company"] for x in r.rows)), r.answer   # the answer in the same order
 
 
+def test_the_documents_of_the_suppliers_a_filter_picks(graph):
+    ids = [r["id"] for r in graph.read(
+        "MATCH (co:Company {country: 'Switzerland'})-[:HAS_SLA]->(:SLA)-[:HAS_CLAUSE]->(c:Clause) RETURN c.id AS id")]
+    owners = {r["name"] for r in graph.read("MATCH (co:Company {country: 'Switzerland'})-[:HAS_SLA]->() RETURN co.name AS name")}
+    assert ids, "the held-out corpus has a Swiss supplier with agreements"
+    for q in ("What clauses are in the Swiss suppliers' contracts?", "瑞士供应商的合同有哪些条款？"):
+        r = ask(q, db=graph, log=False)
+        assert (r.plan.intent, r.mode) == ("document", "document"), (q, r.plan.why)
+        assert sorted(r.evidence_clause_ids) == sorted(ids) and set(r.evidence_companies) == owners, r.answer
+        n_agreements = len({e.sla_id for e in r.evidence})
+        assert r.answer.startswith(f"The {n_agreements} agreements of 1 supplier in Switzerland have {len(ids)} clauses"
+                                   if q.startswith("What") else "位于瑞士的供应商"), r.answer
+
+
 def test_where_a_named_supplier_is_based(graph):
     import csv
 

@@ -572,7 +572,13 @@ def _clause_head(plan: Plan, tname: str, scope: str, n: int, found: list[str], l
     n_comp = len(found)
     if lang == "zh":
         who = "、".join(found) if (p.companies or p.sla_ids) and found else ("、".join(p.sla_ids or []) or scope)
+        if intent == Intent.DOCUMENT and not (p.companies or p.sla_ids):
+            return f"{scope}（{n_comp} 家）的 {agreements} 份协议共有 {n} 个条款，按顺序："
         return f"找到 {n_comp} 家公司的 {n} 个{tname or '相关'}条款（{who}）："
+    if intent == Intent.DOCUMENT and not (p.companies or p.sla_ids):   # the suppliers a filter picks
+        who = scope.replace("suppliers", "supplier", 1) if n_comp == 1 else scope
+        return (f"The {agreements} agreement{'s' if agreements != 1 else ''} of {n_comp} {who} "
+                f"{'has' if agreements == 1 else 'have'} {n} clauses, in order:")
     if intent in DOCUMENT_INTENTS:
         owner = (_owner(found if found else p.companies, p.sla_ids) if p.sla_ids and not p.companies
                  else _owner(found if p.companies and found else p.companies))

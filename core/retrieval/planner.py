@@ -798,6 +798,12 @@ ROUTES: tuple[Rule, ...] = (
     Rule("hybrid", lambda f: bool(f.text_query) and bool(f.wording or f.quoted),
          Intent.HYBRID, Mode.HYBRID, "asks about wording: full-text and vector search, fused",
          _set_text(lambda f: f.text_query)),
+    # "what clauses are in the French suppliers' contracts?", "芬兰供应商的合同有哪些条款？": the
+    # documents of the suppliers the filters pick, clause by clause (as for a named supplier)
+    Rule("filtered_documents",
+         lambda f: f.has_filters and not (f.named or f.types or f.topic or f.positional or f.counting or f.summing
+                                          or f.wording) and bool(ASKS_DOCUMENT_CONTENT.search(f.q)),
+         Intent.DOCUMENT, Mode.DOCUMENT, "reads the agreements of the suppliers the filters pick, clause by clause"),
     # "when did the Swedish supplier's contract take effect?", "list the contracts signed in 2024":
     # the agreements of the suppliers the filters pick, with their dates (as for a named supplier)
     Rule("filtered_agreements",
@@ -893,6 +899,11 @@ DOCUMENT_REQUEST = re.compile(
     r"\b(overview|summar\w+|whole|entire|full text|in full|walk me through|take me through|clause by clause|"
     r"section by section|pull up|what(?:'s| is) in|what does .{1,40} cover|read .{0,30}(?:agreement|contract)\b)|"
     r"全文|概括|总结|包含哪些|都写了什么|有哪些条款|内容是什么", re.I)
+
+# what the documents of a group of suppliers contain: a reading of them, not a search
+ASKS_DOCUMENT_CONTENT = re.compile(
+    DOCUMENT_REQUEST.pattern + "|" + ASKS_FOR_CLAUSES.pattern + "|" + ZH_ASKS_FOR_CLAUSES.pattern +
+    r"|\bwhat\s+do(?:es)?\b.{1,60}\b(?:agreements?|contracts?|slas?)\s+(?:cover|contain|say|include|provide)\b", re.I)
 
 
 def read_conditions(f: QuestionFacts, rest: str, vocab: Vocabulary) -> QuestionFacts:

@@ -130,7 +130,7 @@ def _run_plan(plan: Plan, db: Database, result: Result, asked: str | None = None
                          "none was recognised.")
         result.warnings.append("no clause type recognised")
         return
-    if plan.mode == Mode.DOCUMENT and not (plan.params.companies or plan.params.sla_ids):
+    if plan.mode == Mode.DOCUMENT and not _picks_documents(plan.params):
         result.answer = "Document mode needs a company or agreement in the question; none was recognised."
         result.warnings.append("no company or agreement recognised")
         return
@@ -343,6 +343,13 @@ def warm_start(db: Database | None = None) -> dict[str, float]:
     graph_cache.vocabulary(db or get_database())
     out["vocabulary"] = _ms(t0)
     return out
+
+
+def _picks_documents(p) -> bool:
+    """Document mode reads the agreements of named suppliers, or of those a filter picks ("the
+    French suppliers' contracts"); never the whole corpus."""
+    return bool(p.companies or p.sla_ids or p.countries or p.industries or p.cities or p.governing_laws
+                or p.date_from or p.date_to or p.spend_min is not None or p.spend_max is not None)
 
 
 def plan_only(question: str, session: str | None = None, db: Database | None = None,

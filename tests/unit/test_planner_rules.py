@@ -29,7 +29,7 @@ EXPECTED_ORDER = (
     "named_count_agreements", "named_agreements", "named_count_clauses", "named_gap", "named_position", "named_neighbour", "named_presence",
     "document_type", "document_topic", "document",
     "type_gap", "type_presence", "attribute_clauses", "clause_type_topic", "clause_type",
-    "hybrid", "filtered_agreements", "companies", "total_spend", "relay",
+    "hybrid", "filtered_documents", "filtered_agreements", "companies", "total_spend", "relay",
 )
 
 
@@ -816,6 +816,17 @@ def test_a_list_of_agreements_picked_by_filters_lists_the_agreements():
     for q in ("Which suppliers' contracts are governed by German law?", "哪些供应商的合同适用德国法律？"):
         p = plan_question(q, VOCAB)
         assert p.intent == Intent.COMPANIES and p.params.count_unit is None, (q, p.why)
+
+
+def test_what_the_documents_of_a_group_of_suppliers_contain_reads_them():
+    for q in ("What clauses are in the French suppliers' contracts?", "德国供应商的合同有哪些条款？",
+              "What do our Japanese suppliers' contracts cover?", "Summarise the agreements of our German suppliers"):
+        p = plan_question(q, VOCAB)
+        assert (p.intent, p.mode) == (Intent.DOCUMENT, Mode.DOCUMENT) and p.params.countries, (q, p.why)
+    # a topic or wording is still a search, and a type still the type's clauses
+    assert plan_question("What do German suppliers' contracts say about penalties?", VOCAB).intent != Intent.DOCUMENT
+    assert plan_question("Which clauses of German suppliers mention penalties?", VOCAB).intent == Intent.HYBRID
+    assert plan_question("What termination clauses do German suppliers have?", VOCAB).intent != Intent.DOCUMENT
 
 
 def test_before_or_after_a_date_is_no_clause_position():
