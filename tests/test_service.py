@@ -308,6 +308,11 @@ def test_a_named_agreement_without_the_type_says_so_then_shows_its_closest_claus
     assert any("ranks its clauses by similarity" in w for w in r.warnings)
     again = graph.read(r.cypher, r.params)   # the Cypher shown is the ranking that ran
     assert [_strip(x) for x in again] == [_strip(x) for x in r.rows]
+    # named by its id, in English or Chinese: the answer names its owner too
+    for q in ("What does AGR-07 say about confidentiality?", "AGR-07的保密条款是什么？"):
+        r = ask(q, db=graph, log=False)
+        assert r.plan.params.sla_ids == ["AGR-07"], (q, r.plan.linked)
+        assert "Kestrel Fintech Pte. Ltd." in r.answer.split("\n")[0], r.answer
 
 
 def test_unmappable_question_says_so(graph):

@@ -43,7 +43,7 @@ STOPWORDS = {
     "based", "located", "headquartered", "country", "countries", "industry", "sector", "city", "law",
     "governed", "governing", "effective", "signed", "dated", "since", "until", "year", "years", "amount",
 }
-SLA_ID = re.compile(r"\b[A-Z]{2,6}-\d{1,6}\b")
+SLA_ID = re.compile(r"(?<![A-Za-z0-9])[A-Z]{2,6}-\d{1,6}(?![0-9])")   # "SLA-002的": CJK next to it is no word boundary here
 
 
 # the note-taker's "w/o" and "w/" ("suppliers w/o a termination clause"), read as the words they stand for

@@ -185,7 +185,9 @@ def _closest_when_type_missing(plan: Plan, db: Database, result: Result) -> list
         return []
     if not retrieval.rows:
         return []
-    missing = compose_answer(plan, [], [])
+    # an agreement named by its service or id: its owner, read from the clauses found, is named too
+    owners = plan.params.companies or sorted({r["company"] for r in retrieval.rows if r.get("company")})
+    missing = compose_answer(replace(plan, params=replace(plan.params, companies=owners)), [], [])
     result.cypher, result.params, result.rows = retrieval.cypher, retrieval.params, retrieval.rows
     result.trace.append({"strategy": "closest_when_type_missing", "types": list(plan.params.types),
                          "text": topic.params.text, "returned": len(retrieval.rows)})
