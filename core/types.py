@@ -124,6 +124,10 @@ class PlanParams:
     spend_year: int | None = None
     law_scope: str | None = None      # "foreign" / "home": the agreement's law against the supplier's country
     exclude_companies: list[str] | None = None   # companies named to be left out ("other than X")
+    # places / industries named to be left out ("outside Germany"): `countries` / `industries` hold the
+    # others, which the query filters by; these only say it in the answer as the question did
+    countries_left_out: list[str] | None = None
+    industries_left_out: list[str] | None = None
     spend_change: str | None = None   # "up" / "down": spend in spend_year against spend_from_year
     spend_from_year: int | None = None
     agreements_min: int | None = None  # suppliers with at least / at most this many agreements

@@ -147,9 +147,9 @@ def describe_filters(plan: Plan, of_agreements: bool = False) -> str:
     dated = "effective" if of_agreements else "with agreements effective"
     parts = []
     if p.countries:
-        parts.append("in " + "/".join(p.countries))
+        parts.append("outside " + "/".join(p.countries_left_out) if p.countries_left_out else "in " + "/".join(p.countries))
     if p.industries:
-        parts.append("in " + "/".join(p.industries))
+        parts.append("outside " + "/".join(p.industries_left_out) if p.industries_left_out else "in " + "/".join(p.industries))
     if p.cities:
         parts.append("located in " + "/".join(p.cities))
     if p.spend_min is not None:
@@ -163,6 +163,7 @@ def describe_filters(plan: Plan, of_agreements: bool = False) -> str:
                      + " the supplier's own country")
     if p.agreements_min or p.agreements_max:
         parts.append("with exactly one agreement" if p.agreements_max == 1 else
+                     f"with exactly {p.agreements_max} agreements" if p.agreements_max == p.agreements_min else
                      f"with at least {p.agreements_min} agreements")
     if p.exclude_companies:
         parts.append("other than " + _join(p.exclude_companies, "en"))
@@ -170,7 +171,8 @@ def describe_filters(plan: Plan, of_agreements: bool = False) -> str:
         parts.append(f"whose {p.spend_year} spend is {'above' if p.spend_change == 'up' else 'below'} "
                      f"their {p.spend_from_year} spend")
     if p.date_from and p.date_to:
-        parts.append(f"{dated} {p.date_from} to {p.date_to}")
+        window = _date_window(p.date_from, p.date_to)
+        parts.append(f"{dated} {'in ' if ' to ' not in window else ''}{window}")
     elif p.date_from:
         parts.append(f"{dated} from {p.date_from}")
     elif p.date_to:
@@ -178,6 +180,18 @@ def describe_filters(plan: Plan, of_agreements: bool = False) -> str:
     if p.top and plan.intent not in SPEND_INTENTS:
         parts.append(f"among the {p.top} with the {_end(p, 'en')} {p.spend_year or 'latest'} spend")
     return " ".join(parts)
+
+
+def _date_window(date_from: str, date_to: str) -> str:
+    """A window as the question said it: "2024", "2024-03", or "2023-05-01 to 2023-08-31"."""
+    import datetime as dt
+
+    from core.retrieval.conditions import date_label
+
+    try:
+        return date_label(dt.date.fromisoformat(date_from), dt.date.fromisoformat(date_to))
+    except ValueError:
+        return f"{date_from} to {date_to}"
 
 
 def zh_type_name(name: str) -> str:
@@ -205,11 +219,13 @@ def describe_filters_zh(plan: Plan) -> str:
     p = plan.params
     parts = []
     if p.countries:
-        parts.append("位于" + "/".join(_zh_value("countries", c) for c in p.countries))
+        parts.append("位于" + "/".join(_zh_value("countries", c) for c in p.countries_left_out) + "以外" if p.countries_left_out
+                     else "位于" + "/".join(_zh_value("countries", c) for c in p.countries))
     if p.cities:
         parts.append("位于" + "/".join(p.cities))
     if p.industries:
-        parts.append("/".join(_zh_value("industries", i) for i in p.industries) + "行业")
+        parts.append("/".join(_zh_value("industries", i) for i in p.industries_left_out) + "行业以外" if p.industries_left_out
+                     else "/".join(_zh_value("industries", i) for i in p.industries) + "行业")
     year = f"{p.spend_year}年" if p.spend_year else "最近一年"
     if p.spend_min is not None:
         parts.append(f"{year}支出高于 {_money(p.spend_min)}")
@@ -220,15 +236,20 @@ def describe_filters_zh(plan: Plan) -> str:
     if p.law_scope:
         parts.append("适用供应商本国以外的法律" if p.law_scope == "foreign" else "适用供应商本国法律")
     if p.agreements_min or p.agreements_max:
-        parts.append("只有一份协议" if p.agreements_max == 1 else f"至少有 {p.agreements_min} 份协议")
+        parts.append("只有一份协议" if p.agreements_max == 1 else f"恰有 {p.agreements_max} 份协议"
+                     if p.agreements_max == p.agreements_min else f"至少有 {p.agreements_min} 份协议")
     if p.exclude_companies:
         parts.append("除" + "、".join(p.exclude_companies) + "以外")
     if p.spend_change:
         parts.append(f"{p.spend_year}年支出{'高于' if p.spend_change == 'up' else '低于'}{p.spend_from_year}年")
-    if p.date_from:
-        parts.append(f"{p.date_from}起生效")
-    if p.date_to:
-        parts.append(f"{p.date_to}前生效")
+    window = _date_window(p.date_from, p.date_to) if p.date_from and p.date_to else " to "
+    if " to " not in window:   # a year, a month or a day
+        parts.append(f"{window}年生效" if window.isdigit() else f"{window}生效")
+    else:
+        if p.date_from:
+            parts.append(f"{p.date_from}起生效")
+        if p.date_to:
+            parts.append(f"{p.date_to}前生效")
     if p.top and plan.intent not in SPEND_INTENTS:
         parts.append(f"{year}支出{'最低' if p.spend_order == 'lowest' else '排名前'} {p.top} ")
     return "、".join(parts) + "的" if parts else ""

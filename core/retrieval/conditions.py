@@ -216,7 +216,7 @@ def without_dates(q: str) -> str:
     return q
 
 
-def _label(a: dt.date, b: dt.date) -> str:
+def date_label(a: dt.date, b: dt.date) -> str:
     """A window as people say it: a year, a month, a day, or from-to."""
     if (a.month, a.day, b.month, b.day) == (1, 1, 12, 31) and a.year == b.year:
         return str(a.year)
@@ -231,7 +231,7 @@ def _window(q: str) -> DateCondition | None:
         m = pat.search(q)
         if m:
             (a, _), (_, b) = sorted(_points(m))
-            return DateCondition(a.isoformat(), b.isoformat(), f"{said(m)}: effective {_label(a, b)}")
+            return DateCondition(a.isoformat(), b.isoformat(), f"{said(m)}: effective {date_label(a, b)}")
     m = _ZH_SINCE.search(q) or _EN_SINCE.search(q)
     if m:
         a = _points(m)[0][0]
@@ -249,7 +249,7 @@ def _window(q: str) -> DateCondition | None:
     m = _IN_POINT.search(q)
     if m and not SPEND_NEAR.search(q):
         a, b = _points(m)[0]
-        return DateCondition(a.isoformat(), b.isoformat(), f"{said(m)}: effective in {_label(a, b)}")
+        return DateCondition(a.isoformat(), b.isoformat(), f"{said(m)}: effective in {date_label(a, b)}")
     return None
 
 
@@ -259,10 +259,15 @@ _AGR = r"(?:agreements?|contracts?|slas?)"
 _AGREEMENT_COUNT = (
     (re.compile(r"\b(?:more than|over)\s+(\d{1,2}|one|two|three|four|five)\s+(?:\w+\s+)?" + _AGR + r"\b", re.I), "gt"),
     (re.compile(r"\bat least\s+(\d{1,2}|one|two|three|four|five)\s+(?:\w+\s+)?" + _AGR + r"\b", re.I), "ge"),
+    (re.compile(r"\b(\d{1,2}|one|two|three|four|five)\s+or\s+more\s+(?:\w+\s+)?" + _AGR + r"\b", re.I), "ge"),
     (re.compile(r"(?<!how )\b(several|multiple|many)\s+(?:\w+\s+)?(?:agreements|contracts|slas)\b", re.I), "several"),
     (re.compile(r"\b(?:only|just)\s+(?:one|a single)\s+" + _AGR + r"\b|\ba single\s+" + _AGR + r"\b", re.I), "one"),
+    # "which supplier do we have two contracts with?", "suppliers holding exactly 3 agreements"
+    (re.compile(r"\b(?:have|has|having|hold|holds|holding|with)\s+(?:exactly\s+)?(\d{1,2}|two|three|four|five)\s+"
+                r"(?:\w+\s+)?(?:agreements|contracts|slas)\b", re.I), "exactly"),
     (re.compile(r"(多份|多个|两份以上|两份或以上|不止一份|一份以上)(?:合同|协议)"), "several"),
     (re.compile(r"只有一份(?:合同|协议)|仅有一份(?:合同|协议)"), "one"),
+    (re.compile(r"(?:有|签了?|签订了?)\s*([两二三四五]|\d{1,2})\s*份(?:合同|协议)"), "exactly"),
 )
 
 
@@ -278,7 +283,9 @@ def agreement_count(q: str) -> tuple[int | None, int | None, str] | None:
         if kind == "one":
             return 1, 1, m.group(0)
         word = m.group(1).lower()
-        n = int(word) if word.isdigit() else NUMBER_WORDS[word]
+        n = int(word) if word.isdigit() else NUMBER_WORDS[word]   # NUMBER_WORDS reads 两 / 三 too
+        if kind == "exactly":
+            return n, n, m.group(0)
         return (n + 1 if kind == "gt" else n), None, m.group(0)
     return None
 

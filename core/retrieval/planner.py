@@ -573,6 +573,9 @@ def base_plan_params(f: QuestionFacts, vocab: Vocabulary) -> PlanParams:
         params.type_match = "any"
     if f.exclude_companies:
         params.exclude_companies = list(f.exclude_companies)
+    for kind, found, values in (("countries", f.countries, vocab.countries), ("industries", f.industries, vocab.industries)):
+        if any(phrase.startswith("not ") for phrase in found.values()):   # what `_apply_exclusions` left out
+            setattr(params, f"{kind}_left_out", sorted(set(values) - set(found)))
     if f.spend_change:
         params.spend_change, params.spend_from_year = f.spend_change, f.spend_from_year
     params.currency = vocab.base_currency
@@ -650,9 +653,21 @@ LISTS_AGREEMENTS = re.compile(r"\b(?:which|what|list)" + _UP_TO_TWO_WORDS + r"(?
                               r"\b(?:show|find)" + _UP_TO_TWO_WORDS + r"(?:agreements|contracts|slas)\b|"
                               # "does Marisol have more than one agreement?": how many it has, so which
                               r"\b(?:more than one|several|multiple|other|another)\s+(?:agreements?|contracts?|slas?)\b|"
+                              # a bare noun phrase: "agreements signed in March 2023", "all contracts under Swiss law"
+                              r"^\s*(?:(?:all|our|the|any)\s+)*(?:agreements|contracts|slas)\b|"
                               r"(?:合同|协议)有哪些|哪些(?:合同|协议)|"
                               # "列出所有在2024年生效的协议": a list whose last noun is the agreements
                               r"(?:列出|列举|显示|给出|查看)[^，,。？?]{0,24}?(?:合同|协议)[。？?！!\s]*$", re.I)
+
+
+def _searches_wording(f: QuestionFacts) -> bool:
+    """Quoted words, or words after "mention" / "contain" ("... contracts contain?" asks what they
+    contain; "... contain a penalty?" searches for the penalty)."""
+    if f.quoted:
+        return True
+    if not f.wording:
+        return False
+    return _has_content(CLAUSE_WORDS.sub(" ", f.q[f.wording.end():]).strip(" ?.!。？"))
 
 
 def _lists_agreements_not_companies(f: QuestionFacts) -> bool:
@@ -679,7 +694,9 @@ def _aggregate_over_companies(f: QuestionFacts) -> bool:
 # and scaffolding are gone: words of having and dealing, not a topic a clause could be about
 RELATION_WORDS = {"work", "working", "worked", "deal", "dealing", "use", "using", "engage", "engaged",
                   "business", "file", "record", "records", "system", "currently", "now", "today", "altogether",
-                  "overall", "got", "exist", "exists", "existing", "active", "total"}
+                  "overall", "got", "exist", "exists", "existing", "active", "total",
+                  # the verbs of an agreement's date ("signed in March 2023"): the date condition reads them
+                  "signed", "effective", "started", "concluded", "executed", "entered", "dated", "commenced"}
 ZH_SCAFFOLD = re.compile(r"我们|我方|咱们|我司|一共|总共|共计|合计|共|目前|现在|当前|多少|几|家|个|有|供应商|厂商|公司|企业|位于|总部|"
                          r"合作|签约|的|吗|呢|了|在|数量|总数|是|列出|列举|所有|全部|哪些|请|[？?。！!，,\s]")
 
@@ -794,16 +811,16 @@ ROUTES: tuple[Rule, ...] = (
          _set_text(lambda f: f.topic)),
     Rule("clause_type", lambda f: bool(f.types),
          Intent.CLAUSE_TYPE, Mode.CLAUSE_TYPE, "collects one clause type across agreements"),
-    # 4. no type: wording or a topic means search, filtered by attributes when given
-    Rule("hybrid", lambda f: bool(f.text_query) and bool(f.wording or f.quoted),
-         Intent.HYBRID, Mode.HYBRID, "asks about wording: full-text and vector search, fused",
-         _set_text(lambda f: f.text_query)),
     # "what clauses are in the French suppliers' contracts?", "芬兰供应商的合同有哪些条款？": the
     # documents of the suppliers the filters pick, clause by clause (as for a named supplier)
     Rule("filtered_documents",
          lambda f: f.has_filters and not (f.named or f.types or f.topic or f.positional or f.counting or f.summing
-                                          or f.wording) and bool(ASKS_DOCUMENT_CONTENT.search(f.q)),
+                                          or _searches_wording(f)) and bool(ASKS_DOCUMENT_CONTENT.search(f.q)),
          Intent.DOCUMENT, Mode.DOCUMENT, "reads the agreements of the suppliers the filters pick, clause by clause"),
+    # 4. no type: wording or a topic means search, filtered by attributes when given
+    Rule("hybrid", lambda f: bool(f.text_query) and bool(f.wording or f.quoted),
+         Intent.HYBRID, Mode.HYBRID, "asks about wording: full-text and vector search, fused",
+         _set_text(lambda f: f.text_query)),
     # "when did the Swedish supplier's contract take effect?", "list the contracts signed in 2024":
     # the agreements of the suppliers the filters pick, with their dates (as for a named supplier)
     Rule("filtered_agreements",
@@ -1111,10 +1128,12 @@ def _type_by_meaning(f: QuestionFacts, rest: str) -> tuple[str | None, str]:
               for ph in (f.linked.get(key) or {}).values()]
     if f.laws or f.law_scope:   # "under Swiss law": the law condition's words ("Swiss" read as Payment)
         masked += [m.group(0) for m in cond.LAW_CONTEXT.finditer(rest)]
-    # a period in the date condition ("in the past 6 months") reads like a warranty or notice
-    # period to the model, but describes no type
-    masked += [w for w in re.findall(r"'([^']+)'", f.linked.get("effective_date") or "")[:1]
-               if re.search(r"\b(?:years?|months?|weeks?|days?)\b", w, re.I)]
+    # the date condition's words describe no type: a period ("in the past 6 months") reads like a
+    # warranty or notice period to the model, a month ("in March 2023") like a warranty
+    # and neither do the verbs that make it an agreement date ("start working with", "signed")
+    if f.linked.get("effective_date"):
+        masked += re.findall(r"'([^']+)'", f.linked["effective_date"])[:1] + [
+            m.group(0) for m in cond.AGREEMENT_TIME.finditer(rest) if not re.fullmatch(r"(?i)agreements?|contracts?|slas?", m.group(0))]
     # the whole question first; when its words mix two types too evenly to link ("what do we
     # get back when a supplier misses its uptime target"), what it asks for before "when"
     tname, _sim, why = cond.type_by_meaning_first([cond.meaning_text(rest, masked),

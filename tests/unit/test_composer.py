@@ -316,3 +316,20 @@ def test_a_ranked_scope_is_said_and_one_supplier_is_singular():
     zh = compose_answer(plan("gap", language="zh", types=["Termination"], top=3, spend_year=2024), rows,
                         build_evidence(rows, p))
     assert "2024年支出排名前 3 的" in zh, zh
+
+
+def test_filters_are_said_as_the_question_said_them():
+    from core.answer.composer import describe_filters, describe_filters_zh
+
+    # places left out are said as left out, not as the list of all the others the query filters by
+    p = plan("attribute_clauses", types=["Confidentiality"], countries=["China", "France", "Japan"],
+             countries_left_out=["Germany"])
+    assert describe_filters(p) == "outside Germany" and describe_filters_zh(p) == "位于德国以外的"
+    # a whole year, a month: said as one; any other window from-to
+    assert describe_filters(plan("count", date_from="2024-01-01", date_to="2024-12-31"), of_agreements=True) == \
+        "effective in 2024"
+    assert describe_filters(plan("count", date_from="2023-03-01", date_to="2023-03-31")) == \
+        "with agreements effective in 2023-03"
+    assert describe_filters(plan("count", date_from="2023-05-01", date_to="2023-08-31")) == \
+        "with agreements effective 2023-05-01 to 2023-08-31"
+    assert describe_filters_zh(plan("count", date_from="2024-01-01", date_to="2024-12-31")) == "2024年生效的"

@@ -29,7 +29,7 @@ EXPECTED_ORDER = (
     "named_count_agreements", "named_agreements", "named_count_clauses", "named_gap", "named_position", "named_neighbour", "named_presence",
     "document_type", "document_topic", "document",
     "type_gap", "type_presence", "attribute_clauses", "clause_type_topic", "clause_type",
-    "hybrid", "filtered_documents", "filtered_agreements", "companies", "total_spend", "relay",
+    "filtered_documents", "hybrid", "filtered_agreements", "companies", "total_spend", "relay",
 )
 
 
@@ -823,10 +823,33 @@ def test_what_the_documents_of_a_group_of_suppliers_contain_reads_them():
               "What do our Japanese suppliers' contracts cover?", "Summarise the agreements of our German suppliers"):
         p = plan_question(q, VOCAB)
         assert (p.intent, p.mode) == (Intent.DOCUMENT, Mode.DOCUMENT) and p.params.countries, (q, p.why)
+    p = plan_question("What clauses does the Italian supplier's contract contain?", VOCAB)   # "contain" with no object
+    assert (p.intent, p.params.countries) == (Intent.DOCUMENT, ["Italy"]), p.why
     # a topic or wording is still a search, and a type still the type's clauses
+    assert plan_question("Do the contracts of Italian suppliers contain a penalty?", VOCAB).intent == Intent.HYBRID
     assert plan_question("What do German suppliers' contracts say about penalties?", VOCAB).intent != Intent.DOCUMENT
     assert plan_question("Which clauses of German suppliers mention penalties?", VOCAB).intent == Intent.HYBRID
     assert plan_question("What termination clauses do German suppliers have?", VOCAB).intent != Intent.DOCUMENT
+
+
+def test_suppliers_with_a_number_of_agreements():
+    from core.retrieval.conditions import agreement_count
+
+    assert agreement_count("Which supplier do we have two contracts with?")[:2] == (2, 2)
+    assert agreement_count("suppliers holding exactly 3 agreements")[:2] == (3, 3)
+    assert agreement_count("companies with two or more contracts")[:2] == (2, None)
+    assert agreement_count("哪家供应商跟我们签了两份协议？")[:2] == (2, 2)
+    assert agreement_count("Show the two contracts of Kestrel") is None   # which two: no count of a supplier's
+    p = plan_question("Which supplier do we have two contracts with?", VOCAB)
+    assert (p.intent, p.params.agreements_min, p.params.agreements_max) == (Intent.COMPANIES, 2, 2), p.why
+
+
+def test_a_bare_list_of_agreements_by_date_or_law():
+    for q in ("agreements signed in March 2023", "all contracts under German law", "contracts signed in the past 6 months"):
+        p = plan_question(q, VOCAB)
+        assert (p.intent, p.params.count_unit) == (Intent.COUNT, "agreements") and not p.params.types, (q, p.linked)
+    # the date's words describe no type by meaning ("March 2023" read as a warranty)
+    assert "clause_types" not in plan_question("agreements signed in March 2023", VOCAB).linked
 
 
 def test_before_or_after_a_date_is_no_clause_position():
