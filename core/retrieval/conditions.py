@@ -55,6 +55,8 @@ _POINT = (r"(?:" + _Y + r"-\d{1,2}-\d{1,2}|" + _Y + r"-\d{1,2}(?![\d-])|"
 _P = r"(" + _POINT + r")"
 _EN_RANGE = re.compile(r"\bbetween\s+" + _P + r"\s+and\s+" + _P + r"|\b(?:from\s+)?" + _P + r"\s*(?:-|–|to|until)\s*" + _P,
                        re.I)
+_EN_EITHER = re.compile(r"\b(?:in|during)\s+(?:the\s+)?" + _P + r"\s+or\s+(?:in\s+)?(?:the\s+)?" + _P, re.I)
+_ZH_EITHER = re.compile(_P + r"\s*年?\s*或\s*" + _P)
 _ZH_RANGE = re.compile(_P + r"\s*年?\s*(?:到|至|-|–)\s*" + _P + r"\s*年?")
 _THE = r"(?:the\s+)?"
 _EN_BEFORE = re.compile(r"\b(?:on or before|before|prior to|earlier than|until|up to|by)\s+" + _THE + r"(?:end\s+of\s+" + _THE + ")?"
@@ -79,6 +81,29 @@ _ROLLING = re.compile(
 NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
                 "ten": 10, "eleven": 11, "twelve": 12, "eighteen": 18, "twenty-four": 24, "一": 1, "二": 2, "两": 2,
                 "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
+
+
+# an age: "older than five years", "more than 2 years ago", "less than a year old", "newer than 6 months"
+_AGE = re.compile(r"\b(?P<side>older|newer|younger|more|less|fewer)\s+than\s+(?P<n>\d{1,3}|a|an|one|[a-z]+)\s+"
+                  r"(?P<unit>years?|months?|weeks?)(?:\s+(?:old|ago))?\b", re.I)
+
+
+def _age_window(q: str, today: dt.date) -> DateCondition | None:
+    """Agreements by age: older than N years took effect before today minus N years."""
+    m = _AGE.search(q)
+    if not m:
+        return None
+    side, raw, unit = m.group("side").lower(), m.group("n").lower(), m.group("unit").lower()
+    if side in {"more", "less", "fewer"} and not re.search(r"\b(?:old|ago)\b", m.group(0), re.I):
+        return None   # "more than 2 years" alone is a duration (a notice or warranty period), not an age
+    n = 1 if raw in {"a", "an"} else int(raw) if raw.isdigit() else NUMBER_WORDS.get(raw)
+    if n is None:
+        return None
+    months = n * (12 if unit.startswith("year") else 1)
+    cut = today - dt.timedelta(weeks=n) if unit.startswith("week") else _months_back(today, months)
+    if side in {"older", "more"}:   # "older than", "more than ... ago / old": before the cut
+        return DateCondition(None, cut.isoformat(), f"'{m.group(0)}': effective on or before {cut} (today is {today})")
+    return DateCondition(cut.isoformat(), None, f"'{m.group(0)}': effective on or after {cut} (today is {today})")
 
 
 def _rolling_window(q: str, today: dt.date) -> DateCondition | None:
@@ -181,7 +206,7 @@ def parse_agreement_dates(q: str, today: dt.date | None = None) -> DateCondition
     if SPEND_NEAR.search(q) and not re.search(r"\b(sign\w*|effective|in force|start\w*|commenc\w*)\b|签|生效", q, re.I):
         return None   # "2024 spend of suppliers with agreements": the year is the spend's
     today = today or dt.date.today()
-    rolling = _rolling_window(q, today)
+    rolling = _rolling_window(q, today) or _age_window(q, today)
     if rolling:
         return rolling
     rel = _RELATIVE.search(q)
@@ -225,8 +250,21 @@ def date_label(a: dt.date, b: dt.date) -> str:
     return a.isoformat() if a == b else f"{a} to {b}"
 
 
+def _either_window(m: re.Match) -> DateCondition:
+    """"in late 2024 or 2025": one window from the first to the last; when the two do not touch
+    ("2022 or 2024"), the window spans the gap too, and the plan says so."""
+    (a1, b1), (a2, b2) = sorted(_points(m))
+    how = f"'{m.group(0).strip()}': effective {date_label(a1, max(b1, b2))}"
+    if a2 > b1 + dt.timedelta(days=1):
+        how += f" (one window: {b1 + dt.timedelta(days=1)} to {a2 - dt.timedelta(days=1)} between them included)"
+    return DateCondition(a1.isoformat(), max(b1, b2).isoformat(), how)
+
+
 def _window(q: str) -> DateCondition | None:
     said = lambda m: f"'{m.group(0).strip()}'"  # noqa: E731
+    m = _EN_EITHER.search(q) or _ZH_EITHER.search(q)
+    if m:
+        return _either_window(m)
     for pat in (_EN_RANGE, _ZH_RANGE):
         m = pat.search(q)
         if m:

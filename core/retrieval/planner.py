@@ -53,7 +53,11 @@ COUNT_WORDS = re.compile(r"\b(how many|number of|count)\b(?!\s+(?:against|toward
 TOTAL_ZH = re.compile(r"一共|总计|合计|总共")
 NO_AGREEMENT = re.compile(
     r"\b(without|no|lack|lacks|lacking|missing|don't have|do not have|doesn't have|does not have|have no|has no)\b"
-    r"\s+(an?\s+|any\s+)?(signed\s+)?(agreements?|contracts?|slas?)\b|\b(?:never|not|n't|yet\s+to)\s+(?:been\s+|yet\s+)?(?:sign(?:ed)?|agreed|concluded|executed)\s+(?:an?\s+|any\s+)?(?:agreements?|contracts?|slas?)\b|(?:没有|没|未|尚未|还没有?)签.{0,4}(协议|合同)|没有.{0,6}(协议|合同)|无(协议|合同)|缺少.{0,4}(协议|合同)|未签.{0,4}(协议|合同)", re.I)
+    r"\s+(an?\s+|any\s+)?(signed\s+)?(agreements?|contracts?|slas?)\b|(?:\bnever|\bnot|n't|\byet\s+to)\s+(?:been\s+|yet\s+)?(?:sign(?:ed)?|agreed|concluded|executed)\s+(?:an?\s+|any\s+)?(?:agreements?|contracts?|slas?)\b|"
+    # "have signed nothing with us", "haven't signed anything yet"
+    r"\b(?:signed|concluded|executed)\s+nothing\b|\bnothing\s+signed\b|"
+    r"(?:\bnever|\bnot|n't|\byet\s+to)\s+(?:been\s+|yet\s+)?(?:sign(?:ed)?|concluded|executed)\s+anything\b|"
+    r"(?:没有|没|未|尚未|还没有?)签.{0,4}(协议|合同)|没有.{0,6}(协议|合同)|无(协议|合同)|缺少.{0,4}(协议|合同)|未签.{0,4}(协议|合同)", re.I)
 COMPANY_SUBJECT = re.compile(
     r"\b(which|what|list|show|name|find)\b.{0,40}\b(suppliers?|vendors?|compan(y|ies)|providers?|firms?|partners?)\b|"
     r"^\W*(who|whom)\b(?=.*\b(we|us|our)\b)|"   # "who can we ...", "who lets us ...": our counterparties
@@ -940,6 +944,7 @@ def read_conditions(f: QuestionFacts, rest: str, vocab: Vocabulary) -> QuestionF
         f.law_scope = scope[0]
         f.linked["law_scope"] = {scope[0]: scope[1]}   # the words, masked when the meaning is read
     _law_words_are_no_type(f)
+    _asks_which_law(f)
     by_count = cond.company_agreement_rank(f.q)
     ranked = cond.agreement_rank(f.q)
     if by_count and not (f.types or f.positional or f.named):
@@ -1145,6 +1150,21 @@ def _type_by_meaning(f: QuestionFacts, rest: str) -> tuple[str | None, str]:
         # Termination, "at any time" says Termination for Convenience)
         (tname, why), = narrowed_types(rest, {tname: why}).items()
     return tname, why
+
+
+# "what law governs X's deal?", "which law applies?", "under which jurisdiction ...": the question
+# asks for the governing-law clause's value, as "适用哪国法律" does (`type_links.ZH_ASKED_VALUE`)
+ASKS_WHICH_LAW = re.compile(r"\b(?:what|which)\s+(?:country'?s\s+|national\s+|governing\s+)?(?:laws?|jurisdictions?)\b|"
+                            r"\b(?:what|which)\s+(?:courts?|forum|venue)\b", re.I)
+
+
+def _asks_which_law(f: QuestionFacts) -> None:
+    if f.types or f.laws or f.law_scope or GOVERNING_LAW in f.types:
+        return
+    m = ASKS_WHICH_LAW.search(f.q)
+    if m:
+        f.types = [GOVERNING_LAW]
+        f.linked.setdefault("clause_types", {})[GOVERNING_LAW] = f"asks which law applies ('{m.group(0)}')"
 
 
 def _law_words_are_no_type(f: QuestionFacts) -> None:

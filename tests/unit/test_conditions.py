@@ -193,6 +193,25 @@ def test_early_mid_and_late_in_a_year():
     assert window("2023年中签的合同") == ("2023-01-01", "2023-12-31")   # "in 2023", not its middle
 
 
+def test_an_agreement_by_its_age():
+    today = dt.date(2026, 12, 4)
+    d = cond.parse_agreement_dates("Which agreements are older than five years?", today)
+    assert (d.date_from, d.date_to) == (None, "2021-12-04")
+    d = cond.parse_agreement_dates("contracts signed more than 2 years ago", today)
+    assert (d.date_from, d.date_to) == (None, "2024-12-04")
+    d = cond.parse_agreement_dates("agreements less than a year old", today)
+    assert (d.date_from, d.date_to) == ("2025-12-04", None)
+    # a duration alone is no age ("more than 2 years" of notice)
+    assert cond.parse_agreement_dates("contracts with a notice period of more than 2 years", today) is None
+
+
+def test_one_point_or_another():
+    assert window("List the agreements that started in late 2024 or 2025") == ("2024-09-01", "2025-12-31")
+    d = cond.parse_agreement_dates("contracts signed in 2022 or 2024")
+    assert (d.date_from, d.date_to) == ("2022-01-01", "2024-12-31") and "between them included" in d.how
+    assert window("2023年或2024年签的合同") == ("2023-01-01", "2024-12-31")
+
+
 def test_a_rolling_window_back_from_today():
     today = dt.date(2026, 12, 4)
     for q, start in (("Which contracts were signed in the last two years?", "2024-12-04"),

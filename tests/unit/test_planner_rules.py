@@ -844,6 +844,21 @@ def test_suppliers_with_a_number_of_agreements():
     assert (p.intent, p.params.agreements_min, p.params.agreements_max) == (Intent.COMPANIES, 2, 2), p.why
 
 
+def test_asking_which_law_applies_asks_for_the_governing_law_clause():
+    for q in ("What law governs Kestrel's packaging deal?", "Which law applies to Kestrel's agreement?",
+              "Under which jurisdiction are the contracts of German suppliers?"):
+        p = plan_question(q, VOCAB)
+        assert p.params.types == ["Governing Law"], (q, p.linked)
+    # a law named is a condition, not the question
+    p = plan_question("Which suppliers' contracts are governed by German law?", VOCAB)
+    assert not p.params.types and p.params.governing_laws, p.linked
+
+
+def test_suppliers_that_signed_nothing_have_no_agreement():
+    for q in ("Which suppliers have signed nothing with us yet?", "Which vendors haven't signed anything?"):
+        assert plan_question(q, VOCAB).intent == Intent.NO_AGREEMENT, q
+
+
 def test_a_bare_list_of_agreements_by_date_or_law():
     for q in ("agreements signed in March 2023", "all contracts under German law", "contracts signed in the past 6 months"):
         p = plan_question(q, VOCAB)
