@@ -886,6 +886,11 @@ def _chinese_lexicon() -> tuple[dict[str, dict[str, float]], list[tuple[str, str
     return grams, examples
 
 
+# the words of any question about contracts ("Marisol的两份合同分别是什么时候签的" read as Termination
+# through 合同, a bigram of its keyword 合同解除, and 签的 of one of its examples) describe no type
+_ZH_NEUTRAL_GRAMS = frozenset(_bigrams("合同 协议 条款 供应商 公司 企业"))
+
+
 def _chinese_scores(text: str, leave_out: tuple[str, str] | None = None) -> list[tuple[str, float]]:
     import math
 
@@ -899,13 +904,14 @@ def _chinese_scores(text: str, leave_out: tuple[str, str] | None = None) -> list
         for b in g:
             df[b] = df.get(b, 0) + 1
     n = len(grams)
-    qb = set(_bigrams(text))
+    qb = {b for b in _bigrams(text) if b not in _ZH_NEUTRAL_GRAMS and "签" not in b}
     scores = {name: sum(g[b] * math.log(n / df[b]) for b in qb if b in g) for name, g in grams.items()}
     return sorted(scores.items(), key=lambda kv: -kv[1])
 
 
 def type_by_chinese(text: str, leave_out: tuple[str, str] | None = None) -> tuple[str | None, str]:
-    """The type a Chinese phrase describes ("供应商出了问题要赔多少" is Liability), when clearly ahead."""
+    """The type a Chinese phrase describes by the taxonomy's Chinese words ("服务中断时的补偿"), when
+    clearly ahead of the next."""
     ranked = _chinese_scores(text, leave_out)
     (top, s1), (_, s2) = ranked[0], ranked[1]
     if s1 >= ZH_MIN_SCORE and s1 >= ZH_MIN_RATIO * s2:

@@ -854,6 +854,16 @@ def test_asking_which_law_applies_asks_for_the_governing_law_clause():
     assert not p.params.types and p.params.governing_laws, p.linked
 
 
+def test_the_words_of_any_chinese_question_about_contracts_name_no_type():
+    from core.retrieval.conditions import type_by_chinese
+
+    # 合同 (a bigram of Termination's 合同解除) and 签的 (of one of its examples) had read as Termination
+    p = plan_question("Kestrel的两份合同分别是什么时候签的？", VOCAB)
+    assert (p.intent, p.params.count_unit, p.params.types) == (Intent.COUNT, "agreements", []), p.linked
+    assert type_by_chinese("这份合同是哪天签的")[0] is None
+    assert type_by_chinese("服务中断时的补偿")[0] == "Service Credits"
+
+
 def test_suppliers_that_signed_nothing_have_no_agreement():
     for q in ("Which suppliers have signed nothing with us yet?", "Which vendors haven't signed anything?"):
         assert plan_question(q, VOCAB).intent == Intent.NO_AGREEMENT, q
