@@ -260,6 +260,14 @@ def _either_window(m: re.Match) -> DateCondition:
     return DateCondition(a1.isoformat(), max(b1, b2).isoformat(), how)
 
 
+# "started in 2023" next to spend words: the point is the agreement's, as the verb right before it says
+_DATE_VERB_BEFORE = re.compile(r"\b(?:sign(?:ed)?|effective|start(?:ed)?|commenc\w*|began|begun|concluded|entered\s+into|"
+                               r"dated|took\s+effect)\s*$", re.I)
+
+
+_ZH_DATE_VERB_AFTER = re.compile(r"\s*(?:签|生效|开始|订立|缔结)")
+
+
 def _window(q: str) -> DateCondition | None:
     said = lambda m: f"'{m.group(0).strip()}'"  # noqa: E731
     m = _EN_EITHER.search(q) or _ZH_EITHER.search(q)
@@ -284,8 +292,9 @@ def _window(q: str) -> DateCondition | None:
     if m:
         b = (_middle(m) or _points(m)[0])[1]
         return DateCondition((b + dt.timedelta(days=1)).isoformat(), None, f"{said(m)}: effective after {b}")
-    m = _IN_POINT.search(q)
-    if m and not SPEND_NEAR.search(q):
+    m = next((m for m in _IN_POINT.finditer(q) if not SPEND_NEAR.search(q) or _DATE_VERB_BEFORE.search(q[:m.start()])
+              or _ZH_DATE_VERB_AFTER.match(q[m.end():])), None)
+    if m:
         a, b = _points(m)[0]
         return DateCondition(a.isoformat(), b.isoformat(), f"{said(m)}: effective in {date_label(a, b)}")
     return None

@@ -51,9 +51,13 @@ COUNT_WORDS = re.compile(r"\b(how many|number of|count)\b(?!\s+(?:against|toward
                          re.I)
 # "in total" in Chinese: a sum of money, or of things counted ("一共有多少家供应商": a count)
 TOTAL_ZH = re.compile(r"一共|总计|合计|总共")
+# "missing an SLA uptime commitment", "lack a contract termination clause": the agreement word
+# qualifies a clause, which is what is missing
+_NOT_A_MODIFIER = (r"(?!\s+(?:[a-z\-]+\s+)?(?:clauses?|provisions?|commitments?|terms?|obligations?|guarantees?|"
+                   r"sections?|wording|language)\b)")
 NO_AGREEMENT = re.compile(
     r"\b(without|no|lack|lacks|lacking|missing|don't have|do not have|doesn't have|does not have|have no|has no)\b"
-    r"\s+(an?\s+|any\s+)?(signed\s+)?(agreements?|contracts?|slas?)\b|(?:\bnever|\bnot|n't|\byet\s+to)\s+(?:been\s+|yet\s+)?(?:sign(?:ed)?|agreed|concluded|executed)\s+(?:an?\s+|any\s+)?(?:agreements?|contracts?|slas?)\b|"
+    r"\s+(an?\s+|any\s+)?(signed\s+)?(agreements?|contracts?|slas?)\b" + _NOT_A_MODIFIER + r"|(?:\bnever|\bnot|n't|\byet\s+to)\s+(?:been\s+|yet\s+)?(?:sign(?:ed)?|agreed|concluded|executed)\s+(?:an?\s+|any\s+)?(?:agreements?|contracts?|slas?)\b|"
     # "have signed nothing with us", "haven't signed anything yet"
     r"\b(?:signed|concluded|executed)\s+nothing\b|\bnothing\s+signed\b|"
     r"(?:\bnever|\bnot|n't|\byet\s+to)\s+(?:been\s+|yet\s+)?(?:sign(?:ed)?|concluded|executed)\s+anything\b|"
@@ -661,7 +665,9 @@ LISTS_AGREEMENTS = re.compile(r"\b(?:which|what|list)" + _UP_TO_TWO_WORDS + r"(?
                               r"^\s*(?:(?:all|our|the|any)\s+)*(?:agreements|contracts|slas)\b|"
                               r"(?:合同|协议)有哪些|哪些(?:合同|协议)|"
                               # "列出所有在2024年生效的协议": a list whose last noun is the agreements
-                              r"(?:列出|列举|显示|给出|查看)[^，,。？?]{0,24}?(?:合同|协议)[。？?！!\s]*$", re.I)
+                              r"(?:列出|列举|显示|给出|查看)[^，,。？?]{0,24}?(?:合同|协议)[。？?！!\s]*$|"
+                              # a bare noun phrase headed by the agreements: "2023年生效的合同"
+                              r"^[^，,。？?]{0,30}的(?:合同|协议)[。？?！!\s]*$", re.I)
 
 
 def _searches_wording(f: QuestionFacts) -> bool:
@@ -927,17 +933,28 @@ ASKS_DOCUMENT_CONTENT = re.compile(
     r"|\bwhat\s+do(?:es)?\b.{1,60}\b(?:agreements?|contracts?|slas?)\s+(?:cover|contain|say|include|provide)\b", re.I)
 
 
+def _read_dates(f: QuestionFacts, vocab: Vocabulary) -> None:
+    """The effective-date window; its words are no clause position and its year no spend year."""
+    dates = cond.parse_agreement_dates(f.q)
+    if not dates:
+        return
+    f.date_from, f.date_to = dates.date_from, dates.date_to
+    f.linked["effective_date"] = dates.how
+    undated = cond.without_dates(f.q)   # "signed after mid-2023" is a time, not a clause's place
+    f.after, f.before = f.after and bool(POSITION_AFTER.search(undated)), f.before and bool(POSITION_BEFORE.search(undated))
+    said = re.findall(r"'([^']+)'", dates.how)[:1]
+    if said and f.year and str(f.year) in said[0] and not f.spend_change:
+        # "agreements that started before 2023": the year is the date's, not a spend year
+        rest_of_q = f.q.replace(said[0], " ")
+        f.year, f.years = parse_year(rest_of_q, vocab.spend_years), parse_years(rest_of_q, vocab.spend_years)
+
+
 def read_conditions(f: QuestionFacts, rest: str, vocab: Vocabulary) -> QuestionFacts:
     """Complete the facts with the conditions `conditions.py` reads: agreement dates, governing
     law (also one no agreement has: applied, so the answer says none), a country no supplier
     is in, a position, and a clause type named by meaning. Each is recorded in `linked`, so the
     plan shows what was understood and a recognised condition is never dropped silently."""
-    dates = cond.parse_agreement_dates(f.q)
-    if dates:
-        f.date_from, f.date_to = dates.date_from, dates.date_to
-        f.linked["effective_date"] = dates.how
-        undated = cond.without_dates(f.q)   # "signed after mid-2023" is a time, not a clause's place
-        f.after, f.before = f.after and bool(POSITION_AFTER.search(undated)), f.before and bool(POSITION_BEFORE.search(undated))
+    _read_dates(f, vocab)
     _read_laws(f, rest, vocab)
     scope = cond.law_scope(f.q)
     if scope and not f.laws:

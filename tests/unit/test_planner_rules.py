@@ -864,6 +864,27 @@ def test_the_words_of_any_chinese_question_about_contracts_name_no_type():
     assert type_by_chinese("服务中断时的补偿")[0] == "Service Credits"
 
 
+def test_an_agreement_word_that_qualifies_a_clause_is_no_missing_agreement():
+    p = plan_question("Are any high-spend suppliers missing an SLA uptime commitment?", VOCAB)
+    assert (p.intent, p.params.types) == (Intent.GAP, ["Availability"]), p.linked
+    assert plan_question("Which suppliers lack a contract termination clause?", VOCAB).intent == Intent.GAP
+    for q in ("Which suppliers have no contract?", "Which suppliers have no signed contract yet?"):
+        assert plan_question(q, VOCAB).intent == Intent.NO_AGREEMENT, q
+
+
+def test_the_year_of_an_agreement_date_is_no_spend_year():
+    p = plan_question("Which suppliers have agreements that started before 2023 and lack a security clause?", VOCAB)
+    assert (p.params.date_to, p.params.spend_year) == ("2022-12-31", VOCAB.latest_year), p.linked
+    p = plan_question("Total spend in 2024 of suppliers whose contracts were signed in 2023", VOCAB)
+    assert (p.intent, p.params.spend_year, p.params.date_from) == (Intent.SUM_SPEND, 2024, "2023-01-01"), p.linked
+    p = plan_question("2023年签订合同的供应商2024年的总支出是多少？", VOCAB)
+    assert (p.intent, p.params.spend_year, p.params.date_from) == (Intent.SUM_SPEND, 2024, "2023-01-01"), p.linked
+    p = plan_question("我们2023年在德国供应商上花了多少钱？", VOCAB)   # a spend year alone stays one
+    assert (p.params.spend_year, p.params.date_from) == (2023, None), p.linked
+    p = plan_question("2023年生效的合同", VOCAB)   # a bare noun phrase headed by the agreements lists them
+    assert (p.intent, p.params.count_unit, p.params.date_from) == (Intent.COUNT, "agreements", "2023-01-01"), p.why
+
+
 def test_suppliers_that_signed_nothing_have_no_agreement():
     for q in ("Which suppliers have signed nothing with us yet?", "Which vendors haven't signed anything?"):
         assert plan_question(q, VOCAB).intent == Intent.NO_AGREEMENT, q
