@@ -666,8 +666,10 @@ LISTS_AGREEMENTS = re.compile(r"\b(?:which|what|list)" + _UP_TO_TWO_WORDS + r"(?
                               r"(?:合同|协议)有哪些|哪些(?:合同|协议)|"
                               # "列出所有在2024年生效的协议": a list whose last noun is the agreements
                               r"(?:列出|列举|显示|给出|查看)[^，,。？?]{0,24}?(?:合同|协议)[。？?！!\s]*$|"
-                              # a bare noun phrase headed by the agreements: "2023年生效的合同"
-                              r"^[^，,。？?]{0,30}的(?:合同|协议)[。？?！!\s]*$", re.I)
+                              # a bare noun phrase headed by the agreements: "2023年生效的合同" (not a request to
+                              # read one: "帮我概括一下Orbis的协议")
+                              r"^(?![^，,。？?]*(?:概括|总结|全文|介绍|说明|解释|内容|讲|读|看|帮我|给我|告诉我))"
+                              r"[^，,。？?]{0,30}的(?:合同|协议)[。？?！!\s]*$", re.I)
 
 
 def _searches_wording(f: QuestionFacts) -> bool:

@@ -883,6 +883,7 @@ def test_the_year_of_an_agreement_date_is_no_spend_year():
     assert (p.params.spend_year, p.params.date_from) == (2023, None), p.linked
     p = plan_question("2023年生效的合同", VOCAB)   # a bare noun phrase headed by the agreements lists them
     assert (p.intent, p.params.count_unit, p.params.date_from) == (Intent.COUNT, "agreements", "2023-01-01"), p.why
+    assert plan_question("帮我概括一下Kestrel的协议", VOCAB).intent == Intent.DOCUMENT   # a request to read it
 
 
 def test_suppliers_that_signed_nothing_have_no_agreement():
