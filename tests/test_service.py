@@ -629,6 +629,18 @@ def test_the_documents_of_the_suppliers_a_filter_picks(graph):
                                    if q.startswith("What") else "位于瑞士的供应商"), r.answer
 
 
+def test_clauses_of_a_type_that_mention_a_word(graph):
+    want = sorted(r["id"] for r in graph.read(
+        "MATCH (c:Clause)-[:OF_TYPE]->(:ClauseType {name: 'Termination'}) WHERE toLower(c.text) CONTAINS 'notice' "
+        "RETURN DISTINCT c.id AS id"))
+    every = graph.read("MATCH (c:Clause)-[:OF_TYPE]->(:ClauseType {name: 'Termination'}) RETURN count(DISTINCT c) AS n")
+    assert want and len(want) < every[0]["n"], "the held-out corpus has termination clauses with and without 'notice'"
+    r = ask("Show me the termination clauses that mention notice", db=graph, log=False)
+    assert sorted(r.evidence_clause_ids) == want, r.answer
+    assert r.answer.startswith(f'{len(want)} Termination clauses mentioning "notice"'), r.answer
+    assert graph.read(r.cypher, r.params) == r.rows
+
+
 def test_where_a_named_supplier_is_based(graph):
     import csv
 

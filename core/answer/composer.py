@@ -621,7 +621,8 @@ def _clause_head(plan: Plan, tname: str, scope: str, n: int, found: list[str], l
         return f"{owner[0].upper() + owner[1:]} {verb} {n} {tname} clause{'s' if n != 1 else ''}:"
     if intent in SEARCH_INTENTS:
         return f"{n} clause{'s' if n != 1 else ''} of {scope} match \"{_quote(p.text)}\" (closest first):"
-    return f"{n} {tname} clause{'s' if n != 1 else ''} from {n_comp} {scope}:"
+    mentioning = f" mentioning \"{' '.join(p.mentions)}\"" if p.mentions else ""
+    return f"{n} {tname} clause{'s' if n != 1 else ''}{mentioning} from {n_comp} {scope}:"
 
 
 def _company_extra(plan: Plan, r: dict, types: list[str]) -> str:

@@ -672,6 +672,26 @@ LISTS_AGREEMENTS = re.compile(r"\b(?:which|what|list)" + _UP_TO_TWO_WORDS + r"(?
                               r"[^，,。？?]{0,30}的(?:合同|协议)[。？?！!\s]*$", re.I)
 
 
+def _set_mentions(f: QuestionFacts, p: PlanParams) -> None:
+    """"Termination clauses that mention notice": the type's clauses whose text holds the words
+    after "mention" (a plural as its singular, so "periods" finds "period"), or the quoted words."""
+    if not _searches_wording(f):
+        return
+    if f.quoted:
+        p.mentions = [f.quoted[0].strip()]
+    else:
+        tail = CLAUSE_WORDS.sub(" ", f.q[f.wording.end():])
+        if CJK.search(tail):
+            return   # Chinese has no word boundaries to require words by
+        said = [m for how in (f.linked.get("clause_types") or {}).values() for m in re.findall(r"'([^']+)'", how)]
+        if any(contains_phrase_ci(tail, phrase) and not contains_phrase_ci(f.q[:f.wording.start()], phrase)
+               for phrase in said):
+            return   # "which clauses mention termination?": the words name the type asked for
+        words = [w for w in word_tokens(tail) if w not in STOPWORDS and len(w) > 1]
+        p.mentions = [w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w for w in words][:6]
+    f.linked["mentions"] = list(p.mentions)
+
+
 def _searches_wording(f: QuestionFacts) -> bool:
     """Quoted words, or words after "mention" / "contain" ("... contracts contain?" asks what they
     contain; "... contain a penalty?" searches for the penalty)."""
@@ -816,13 +836,13 @@ ROUTES: tuple[Rule, ...] = (
          "asks which companies have a clause type", _presence_asked),
     Rule("attribute_clauses", lambda f: bool(f.types) and f.has_filters,
          Intent.ATTRIBUTE_CLAUSES, Mode.ATTRIBUTE,
-         "filters companies by attributes, then reads their clauses of a type"),
+         "filters companies by attributes, then reads their clauses of a type", _set_mentions),
     Rule("clause_type_topic",
          lambda f: bool(f.types) and bool(f.topic) and not f.wants_companies and bool(ABOUT_WORDS.search(f.q)),
          Intent.CLAUSE_TYPE, Mode.CLAUSE_TYPE, "collects one clause type across agreements (ranked by the topic)",
          _set_text(lambda f: f.topic)),
     Rule("clause_type", lambda f: bool(f.types),
-         Intent.CLAUSE_TYPE, Mode.CLAUSE_TYPE, "collects one clause type across agreements"),
+         Intent.CLAUSE_TYPE, Mode.CLAUSE_TYPE, "collects one clause type across agreements", _set_mentions),
     # "what clauses are in the French suppliers' contracts?", "芬兰供应商的合同有哪些条款？": the
     # documents of the suppliers the filters pick, clause by clause (as for a named supplier)
     Rule("filtered_documents",

@@ -48,7 +48,7 @@ class Retrieval:
 FILTER_KEYS = ("companies", "sla_ids", "types", "countries", "industries", "cities", "governing_laws",
                "spend_min", "spend_max", "date_from", "date_to", "require_spend", "spend_categories", "top",
                "foreign_law", "home_law", "agreements_min", "agreements_max", "spend_up", "spend_down",
-               "exclude_companies", "lowest")
+               "exclude_companies", "lowest", "mentions")
 
 
 def base_params(plan: Plan) -> dict[str, Any]:
@@ -78,6 +78,7 @@ def base_params(plan: Plan) -> dict[str, Any]:
         "top": int(p.top) if p.top and plan.intent not in SPEND_INTENTS else None,
         "lowest": p.spend_order == "lowest",   # rankings start from the smallest spend (shapes the query only)
         "agreement_top": int(p.agreement_top or 1),   # read only by an agreement ranking
+        "mentions": [w.lower() for w in p.mentions or []],   # read only by the clause lists of a type
     }
 
 
@@ -183,7 +184,8 @@ class ClauseTypeRetriever(Retriever):
         params = base_params(plan)
         if not params["types"]:
             raise RetrievalError("clause_type mode needs a clause type in the question")
-        return self._run(q.clause_type_clauses(self._start(params["types"], params["limit"])), params)
+        return self._run(q.clause_type_clauses(self._start(params["types"], params["limit"]),
+                                               mentions=bool(params["mentions"])), params)
 
     def _start(self, types: list[str], limit: int) -> str:
         """Where the pivot starts: both plans give the same rows, only their cost differs.

@@ -886,6 +886,18 @@ def test_the_year_of_an_agreement_date_is_no_spend_year():
     assert plan_question("帮我概括一下Kestrel的协议", VOCAB).intent == Intent.DOCUMENT   # a request to read it
 
 
+def test_clauses_of_a_type_that_mention_words():
+    p = plan_question("Give me every termination clause that mentions notice", VOCAB)
+    assert (p.intent, p.params.types, p.params.mentions) == (Intent.CLAUSE_TYPE, ["Termination"], ["notice"]), p.linked
+    p = plan_question("Which German liability clauses mention gross negligence?", VOCAB)
+    assert (p.intent, p.params.mentions) == (Intent.ATTRIBUTE_CLAUSES, ["gross", "negligence"]), p.linked
+    p = plan_question("Show all payment clauses that mention late payment periods", VOCAB)   # a plural as its singular
+    assert p.params.mentions == ["late", "payment", "period"], p.linked
+    # the words naming the type asked for, or nothing after "mention", filter nothing
+    assert plan_question("Which clauses mention termination?", VOCAB).params.mentions is None
+    assert plan_question("Which termination clauses mention it?", VOCAB).params.mentions is None
+
+
 def test_suppliers_that_signed_nothing_have_no_agreement():
     for q in ("Which suppliers have signed nothing with us yet?", "Which vendors haven't signed anything?"):
         assert plan_question(q, VOCAB).intent == Intent.NO_AGREEMENT, q

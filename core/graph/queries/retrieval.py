@@ -250,7 +250,11 @@ ORDER BY agreements {'DESC' if desc else 'ASC'}, company, sla_id
 LIMIT $limit"""
 
 
-def clause_type_clauses(start: str = "companies") -> str:
+# "termination clauses that mention notice": every word in the clause text ($mentions, lower case)
+MENTIONS = "WHERE all(word IN $mentions WHERE toLower(c.text) CONTAINS word)"
+
+
+def clause_type_clauses(start: str = "companies", mentions: bool = False) -> str:
     """Clause-type pivot: a type's clauses across agreements, with company context, the first
     `$limit` by company name, agreement and position.
 
@@ -266,22 +270,24 @@ def clause_type_clauses(start: str = "companies") -> str:
     if start == "types":
         return f"""MATCH (asked:ClauseType)<-[:OF_TYPE]-(c:Clause) WHERE asked.name IN $types
 WITH DISTINCT c
+{MENTIONS if mentions else ""}
 MATCH (co:Company)-[:HAS_SLA]->(s:SLA)-[:HAS_CLAUSE]->(c)
 WHERE co.name IS NOT NULL
 WITH co, s, c ORDER BY co.name, s.id, c.position LIMIT $limit
 {BEST_TYPE_OF_ASKED}
 {CLAUSE_RETURN}
-ORDER BY company, sla_id, position"""
+ORDER BY company, sla_id, position""".replace("\n\n", "\n")
     if start != "companies":
         raise ValueError(f"unknown start {start!r}: 'companies' or 'types'")
     return f"""MATCH (co:Company) WHERE co.name IS NOT NULL
   AND (co.clause_types IS NULL OR any(held IN co.clause_types WHERE held IN $types))
 WITH co ORDER BY co.name
 MATCH (co)-[:HAS_SLA]->(s:SLA)-[:HAS_CLAUSE]->(c:Clause)
+{MENTIONS if mentions else ""}
 {BEST_TYPE_OF_ASKED}
 {CLAUSE_RETURN}
 ORDER BY company, sla_id, position
-LIMIT $limit"""
+LIMIT $limit""".replace("\n\n", "\n")
 
 
 def attribute_clauses(active, spend="spend_latest") -> str:
@@ -291,6 +297,7 @@ def attribute_clauses(active, spend="spend_latest") -> str:
 MATCH (co)-[:HAS_SLA]->(s:SLA)
 {where(agreement_conditions(active))}
 MATCH (s)-[:HAS_CLAUSE]->(c:Clause)
+{MENTIONS if "mentions" in set(active) else ""}
 {BEST_TYPE_OF_ASKED}
 {CLAUSE_RETURN}
 ORDER BY co.name, s.id, c.position
