@@ -242,8 +242,8 @@ def describe_filters_zh(plan: Plan) -> str:
         parts.append("除" + "、".join(p.exclude_companies) + "以外")
     if p.spend_change:
         parts.append(f"{p.spend_year}年支出{'高于' if p.spend_change == 'up' else '低于'}{p.spend_from_year}年")
-    window = _date_window(p.date_from, p.date_to) if p.date_from and p.date_to else " to "
-    if " to " not in window:   # a year, a month or a day
+    window = _date_window(p.date_from, p.date_to) if p.date_from and p.date_to else None
+    if window and " to " not in window:   # a year, a month or a day
         parts.append(f"{window}年生效" if window.isdigit() else f"{window}生效")
     else:
         if p.date_from:
@@ -669,13 +669,14 @@ def _ranked_agreements_head(plan: Plan, n: int, lang: str) -> str:
 
 
 def _suppliers_by_agreements_head(plan: Plan, rows: list[dict], lang: str) -> str:
-    """"Klinora has the most agreements (2); no other supplier has more than 1." Ties share the
-    place ("3 suppliers have the fewest agreements, 1 each"); the next count says how far ahead."""
+    """"Klinora has the most agreements: 2. No other one has more than 1." Ties share the place
+    ("14 suppliers share the fewest agreements, 1 each"); the next count says how far ahead."""
     p = plan.params
     counts = {r.get("company"): int(r.get("agreements") or 0) for r in rows}
     names, most = list(counts), p.agreement_order == "most"
     next_count = rows[0].get("next_count")
-    tied = len(set(counts.values())) == 1
+    top_count = counts[names[0]]
+    shared = len(names) > 1 and len(set(counts.values())) == 1 and p.agreement_top in (None, 1)
     by_count: dict[int, list[str]] = {}
     for company, k in counts.items():
         by_count.setdefault(k, []).append(company)
@@ -683,16 +684,16 @@ def _suppliers_by_agreements_head(plan: Plan, rows: list[dict], lang: str) -> st
         scope = _agreements_scope_zh(plan)
         word = "最多" if most else "最少"
         groups = "；".join(f"{_join(cs, lang)}（{'各 ' if len(cs) > 1 else ''}{k} 份）" for k, cs in by_count.items())
-        head = (f"协议{word}的供应商{scope}：{groups}" if len(names) == 1 or not tied
-                else f"{len(names)} 家供应商{scope}并列协议{word}，各 {names and counts[names[0]]} 份：{_join(names, lang)}")
+        head = (f"{len(names)} 家供应商{scope}并列协议{word}，各 {top_count} 份：{_join(names, lang)}" if shared
+                else f"协议{word}的供应商{scope}：{groups}")
         return head + (f"。其余供应商{'不超过' if most else '至少'} {next_count} 份。" if next_count is not None else "。")
     filters = describe_filters(plan)
     among = f"Among the suppliers {filters}, " if filters else ""
     word = "most" if most else "fewest"
     if len(names) == 1:
         head = f"{among}{names[0]} has the {word} agreements: {counts[names[0]]}."
-    elif tied and p.agreement_top in (None, 1):
-        head = f"{len(names)} suppliers{' ' + filters if filters else ''} share the {word} agreements, {next(iter(counts.values()))} each."
+    elif shared:
+        head = f"{len(names)} suppliers{' ' + filters if filters else ''} share the {word} agreements, {top_count} each."
     else:   # a ranking with ties at its last place: one entry per count
         groups = [f"{cs[0]} ({k})" if len(cs) == 1 else
                   (f"{_join(cs, lang)} ({k} each)" if len(cs) <= 3 else f"{len(cs)} suppliers tied with {k} each")

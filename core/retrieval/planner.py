@@ -672,22 +672,34 @@ LISTS_AGREEMENTS = re.compile(r"\b(?:which|what|list)" + _UP_TO_TWO_WORDS + r"(?
                               r"[^，,。？?]{0,30}的(?:合同|协议)[。？?！!\s]*$", re.I)
 
 
+# "mention" as a verb ("the termination wording for every supplier" names no words to find), and
+# where the words end: at the scope of suppliers or agreements ("... mention notice for German suppliers")
+MENTION_VERB = re.compile(r"\b(?:mention(?:s|ed|ing)?|contain(?:s|ed|ing)?|refer(?:s|ring)?\s+to|talk(?:s|ing)?\s+about)\b",
+                          re.I)
+_MENTION_SCOPE = re.compile(r"\b(?:for|of|from|by|in|at|with|outside|under|across)\s+(?:\S+\s+){0,3}?"
+                            r"(?:suppliers?|vendors?|companies|providers?|partners?|agreements?|contracts?|slas?)\b.*$",
+                            re.I)
+
+
 def _set_mentions(f: QuestionFacts, p: PlanParams) -> None:
     """"Termination clauses that mention notice": the type's clauses whose text holds the words
     after "mention" (a plural as its singular, so "periods" finds "period"), or the quoted words."""
-    if not _searches_wording(f):
+    verb = MENTION_VERB.search(f.q)
+    if not verb or not _searches_wording(f):
         return
     if f.quoted:
         p.mentions = [f.quoted[0].strip()]
     else:
-        tail = CLAUSE_WORDS.sub(" ", f.q[f.wording.end():])
+        tail = _MENTION_SCOPE.sub(" ", CLAUSE_WORDS.sub(" ", f.q[verb.end():]))
         if CJK.search(tail):
             return   # Chinese has no word boundaries to require words by
         said = [m for how in (f.linked.get("clause_types") or {}).values() for m in re.findall(r"'([^']+)'", how)]
-        if any(contains_phrase_ci(tail, phrase) and not contains_phrase_ci(f.q[:f.wording.start()], phrase)
+        if any(contains_phrase_ci(tail, phrase) and not contains_phrase_ci(f.q[:verb.start()], phrase)
                for phrase in said):
             return   # "which clauses mention termination?": the words name the type asked for
         words = [w for w in word_tokens(tail) if w not in STOPWORDS and len(w) > 1]
+        if not words:
+            return
         p.mentions = [w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w for w in words][:6]
     f.linked["mentions"] = list(p.mentions)
 
@@ -1198,7 +1210,8 @@ ASKS_WHICH_LAW = re.compile(r"\b(?:what|which)\s+(?:country'?s\s+|national\s+|go
 
 
 def _asks_which_law(f: QuestionFacts) -> None:
-    if f.types or f.laws or f.law_scope or GOVERNING_LAW in f.types:
+    """Links Governing Law when the question asks which law applies and names no type or law."""
+    if f.types or f.laws or f.law_scope:
         return
     m = ASKS_WHICH_LAW.search(f.q)
     if m:

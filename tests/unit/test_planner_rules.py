@@ -893,6 +893,10 @@ def test_clauses_of_a_type_that_mention_words():
     assert (p.intent, p.params.mentions) == (Intent.ATTRIBUTE_CLAUSES, ["gross", "negligence"]), p.linked
     p = plan_question("Show all payment clauses that mention late payment periods", VOCAB)   # a plural as its singular
     assert p.params.mentions == ["late", "payment", "period"], p.linked
+    p = plan_question("Which termination clauses mention notice for German suppliers?", VOCAB)   # the scope ends the words
+    assert p.params.mentions == ["notice"] and p.params.countries == ["Germany"], p.linked
+    # "wording" as a noun names no words to find ("the termination wording for every supplier outside the EU")
+    assert plan_question("I need the termination wording for every supplier in Germany.", VOCAB).params.mentions is None
     # the words naming the type asked for, or nothing after "mention", filter nothing
     assert plan_question("Which clauses mention termination?", VOCAB).params.mentions is None
     assert plan_question("Which termination clauses mention it?", VOCAB).params.mentions is None
