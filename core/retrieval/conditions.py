@@ -83,6 +83,13 @@ NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, 
                 "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
 
 
+def count_word(word: str | None) -> int | None:
+    """A count written in digits or as a number word, English or Chinese ("3", "three", "两")."""
+    if not word:
+        return None
+    return int(word) if word.isdigit() else NUMBER_WORDS.get(word.lower())
+
+
 # an age: "older than five years", "more than 2 years ago", "less than a year old", "newer than 6 months"
 _AGE = re.compile(r"\b(?P<side>older|newer|younger|more|less|fewer)\s+than\s+(?P<n>\d{1,3}|a|an|one|[a-z]+)\s+"
                   r"(?P<unit>years?|months?|weeks?)(?:\s+(?:old|ago))?\b", re.I)
@@ -96,7 +103,7 @@ def _age_window(q: str, today: dt.date) -> DateCondition | None:
     side, raw, unit = m.group("side").lower(), m.group("n").lower(), m.group("unit").lower()
     if side in {"more", "less", "fewer"} and not re.search(r"\b(?:old|ago)\b", m.group(0), re.I):
         return None   # "more than 2 years" alone is a duration (a notice or warranty period), not an age
-    n = 1 if raw in {"a", "an"} else int(raw) if raw.isdigit() else NUMBER_WORDS.get(raw)
+    n = 1 if raw in {"a", "an"} else count_word(raw)
     if n is None:
         return None
     months = n * (12 if unit.startswith("year") else 1)
@@ -161,7 +168,7 @@ def point_bounds(text: str) -> tuple[dt.date, dt.date]:
         return dt.date(year, first, 1), _month_end(end_year, end_month)
     third = re.search(r"\b(early|mid|middle|late|beginning|start)\b|(?<![a-z])mid(?=[\s-]*\d)|年\s*年?([初底末中])", t)
     if third:
-        first, last = _THIRDS[third.group(1) or third.group(0) if not third.group(2) else third.group(2)]
+        first, last = _THIRDS[third.group(2) or third.group(1) or "mid"]
         return dt.date(year, first, 1), _month_end(year, last)
     half = re.search(r"\b(first|second|1st|2nd)\s+half|\bh([12])\b|(?<=\d)h([12])\b|([上下])半年", t)
     if half:
@@ -329,8 +336,7 @@ def agreement_count(q: str) -> tuple[int | None, int | None, str] | None:
             return 2, None, m.group(0)
         if kind == "one":
             return 1, 1, m.group(0)
-        word = m.group(1).lower()
-        n = int(word) if word.isdigit() else NUMBER_WORDS[word]   # NUMBER_WORDS reads 两 / 三 too
+        n = count_word(m.group(1))
         if kind == "exactly":
             return n, n, m.group(0)
         return (n + 1 if kind == "gt" else n), None, m.group(0)
@@ -359,11 +365,9 @@ def agreement_rank(q: str) -> tuple[str, int, str] | None:
     order = "earliest" if word in {"oldest", "earliest", "最早"} else "latest"
     n = 1
     if m.re is _RANK_EN and m.group("n"):
-        k = m.group("n").lower()
-        n = int(k) if k.isdigit() else NUMBER_WORDS[k]
+        n = count_word(m.group("n"))
     elif (zn := _RANK_ZH_N.search(q)):
-        k = zn.group(1) or zn.group(2)
-        n = int(k) if k.isdigit() else NUMBER_WORDS[k]
+        n = count_word(zn.group(1) or zn.group(2))
     return order, max(1, min(n, 50)), m.group(0).strip()
 
 
@@ -395,8 +399,7 @@ def company_agreement_rank(q: str) -> tuple[str, int, str] | None:
     n = 1
     top = _TOP_N_EN.search(q) if m.re is _BY_COUNT_EN else _TOP_N_ZH.search(q)
     if top:
-        k = next(g for g in top.groups() if g).lower()
-        n = int(k) if k.isdigit() else NUMBER_WORDS[k]
+        n = count_word(next(g for g in top.groups() if g))
     return order, max(1, min(n, 50)), m.group(0).strip()
 
 

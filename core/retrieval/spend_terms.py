@@ -146,7 +146,6 @@ SPEND_UP = re.compile(r"\b(?:increas\w*|gr[eo]w\w*|rose|risen|ris(?:e|es|ing)|we
 SPEND_DOWN = re.compile(r"\b(?:decreas\w*|declin\w*|fell|fallen|fall(?:s|ing)?|dropp?\w*|went down|gone down|shr[aiu]nk\w*|"
                         r"lower|reduc\w*)\b" + _NOT_AN_AMOUNT + r"|\b(?:spend|spent|pay|paid)\s+less\b" + _NOT_AN_AMOUNT +
                         r"|下降|减少|降低|下滑", re.I)
-NUMBER_WORDS = cond.NUMBER_WORDS
 _N = r"(\d{1,3}|one|two|three|four|five|six|seven|eight|nine|ten|[一二两三四五六七八九十])"
 # what we spend, in Chinese, before 最高 / 最少 ("支出最高", "花费最多", "花钱最多", "采购额最大")
 _ZH_SPENDING = r"(?:支出|花费|花销|花钱|花得|开支|采购(?:金)?额|付款(?:金)?额|付款|消费)(?:金额|总额)?"
@@ -177,10 +176,7 @@ class SpendFacts:
     lowest: bool = False            # the ranking starts from the smallest spend
 
 
-def _number(word: str | None) -> int | None:
-    if not word:
-        return None
-    return int(word) if word.isdigit() else NUMBER_WORDS.get(word.lower())
+_number = cond.count_word
 
 
 def category_map(vocab: Vocabulary) -> dict[str, str]:
