@@ -164,3 +164,36 @@ def test_a_yes_or_no_presence_question_names_those_without_by_the_same_definitio
     # asked for the list, the answer is the list
     listed = ask(f"Which {en} suppliers have a termination clause?", db=corpus, log=False)
     assert not listed.plan.params.yes_no and "Not all of them" not in listed.answer
+
+
+@pytest.mark.parametrize("type_words", ["termination", "data protection", "governing law"])
+def test_a_supplier_lacks_a_type_exactly_when_each_of_its_agreements_does(corpus, type_words):
+    """"Which contracts lack X?" reads agreement by agreement under the same definition: a supplier is
+    a gap when every one of its agreements is (a supplier's other agreement fills no contract's gap)."""
+    by_agreement = ask(f"Which contracts lack a {type_words} clause?", db=corpus, log=False)
+    assert by_agreement.plan.params.count_unit == "agreements", by_agreement.plan.why
+    lacking = {e.sla_id for e in by_agreement.evidence}
+    assert all(e.sla_id and e.company for e in by_agreement.evidence)
+    by_supplier = ask(f"Which suppliers lack a {type_words} clause?", db=corpus, log=False)
+    agreements: dict[str, set[str]] = {}
+    for root in CORPORA.values():
+        with open(root / "agreements.csv", encoding="utf-8") as f:
+            for row in csv.DictReader(f):
+                agreements.setdefault(row["company"], set()).add(row["sla_id"])
+    owners = {e.company for e in by_agreement.evidence}
+    assert {e.company for e in by_supplier.evidence} == {c for c in owners if agreements[c] <= lacking}
+
+
+def test_a_contract_lacking_a_type_its_suppliers_other_contract_has_is_listed(corpus, request):
+    """The demo's Klinora has two agreements: SLA-003 with a termination clause, SLA-004 without."""
+    name = request.node.callspec.params["corpus"]
+    if name != "demo":   # one agreement per supplier there: no supplier can be split (the test above covers it)
+        with open(CORPORA[name] / "agreements.csv", encoding="utf-8") as f:
+            owners = [row["company"] for row in csv.DictReader(f)]
+        assert len(owners) == len(set(owners))
+        return
+    result = ask("Which contracts lack a termination clause?", db=corpus, log=False)
+    suppliers = ask("Which suppliers lack a termination clause?", db=corpus, log=False)
+    assert "SLA-004 (Klinora Medizintechnik AG" in result.answer, result.answer
+    assert "SLA-003" not in {e.sla_id for e in result.evidence}
+    assert "Klinora Medizintechnik AG" not in {e.company for e in suppliers.evidence}

@@ -20,11 +20,13 @@ def build_evidence(rows: list[dict], plan: Plan) -> list[Evidence]:
         return _group_evidence(rows, plan)
     for row in rows:
         if company_level or "clause_id" not in row:
-            key = ("company", row.get("company"))
+            # agreements listed or counted: one item each (a supplier's two agreements are two items)
+            sla_id = row.get("sla_id") if plan.params.count_unit == "agreements" else None
+            key = ("agreement", sla_id) if sla_id else ("company", row.get("company"))
             if key in seen:
                 continue
             seen.add(key)
-            out.append(Evidence(ref=f"S{len(out) + 1}", company=row.get("company"),
+            out.append(Evidence(ref=f"S{len(out) + 1}", company=row.get("company"), sla_id=sla_id,
                                 score=_f(row.get("spend")), review_only=row.get("review_only") or None,
                                 review_clause_ids=row.get("review_clause_ids") or None))
         else:
@@ -336,10 +338,12 @@ def _compose(plan: Plan, rows: list[dict], evidence: list[Evidence]) -> str:
             if unit == "agreements":
                 n = len({r.get("sla_id") for r in rows})
                 if lang == "zh":
-                    what = "份协议" + _agreements_scope_zh(plan)
+                    what = (f"份缺少{tname}条款的协议" if p.gap and tname else "份协议") + _agreements_scope_zh(plan)
                 else:
                     filters = describe_filters(plan, of_agreements=True)
                     what = ("agreement" if n == 1 else "agreements") + (f" ({who})" if who else (f" {filters}" if filters else ""))
+                    if p.gap and tname:   # "how many contracts lack a force majeure clause?"
+                        what += f" lacking {_a(tname)} {tname} clause"
             else:
                 what = ("个条款" if lang == "zh" else "clauses") + (f" in the agreements of {who}" if who and lang != "zh" else (f"（{who}）" if who else ""))
             listing = _agreement_lines(rows, lang) if unit == "agreements" and 0 < n <= 20 else ""
@@ -380,6 +384,9 @@ def _compose(plan: Plan, rows: list[dict], evidence: list[Evidence]) -> str:
         if lang == "zh":
             return f"{len(items)} 家{what}：" + "；".join(items) + "。" + review + _unlisted_named(plan, evidence, tname, lang)
         return f"{_counted(len(items), what)}: " + "; ".join(items) + "." + review + _unlisted_named(plan, evidence, tname, lang)
+
+    if intent == Intent.GAP and p.count_unit == "agreements":
+        return _agreement_gaps(plan, rows, evidence, tname, scope)
 
     if intent in {Intent.GAP, Intent.NO_AGREEMENT, Intent.COMPANIES}:
         items = []
@@ -426,6 +433,32 @@ def _clause_answer(plan: Plan, rows: list[dict], evidence: list[Evidence], tname
         return (f"{head}\n{e.company}, {e.sla_id} \"{e.clause_title}\" [{e.ref}]: {_lead(e.text, 400)}"
                 + _company_type_gaps(plan, evidence, lang) + missing)
     return head + "\n" + "\n".join(f"- {line}" for line in lines) + missing
+
+
+def _agreement_gaps(plan: Plan, rows: list[dict], evidence: list[Evidence], tname: str, scope: str) -> str:
+    """"Which contracts have no governing-law clause?": each agreement that lacks the type, named by
+    its id, owner and service, with the review note of a gap answer."""
+    lang = plan.language
+    by_id = {r.get("sla_id"): r for r in rows}
+    items = []
+    for e in evidence:
+        r = by_id.get(e.sla_id) or {}
+        what = ", ".join(x for x in (e.company, r.get("service_name")) if x)
+        if len(plan.params.types or []) > 1 and r.get("missing"):   # which of the asked types it lacks
+            missing = _join([_type_label(t, lang) for t in r["missing"]], lang)
+            what += f"；缺少{missing}" if lang == "zh" else f"; missing {missing}"
+        items.append(f"{e.sla_id} ({what}) [{e.ref}]")
+    review = _review_note([(f"{e.sla_id} ({e.company})" if lang != "zh" else f"{e.sla_id}（{e.company}）",
+                            list(e.review_only or []), list(e.review_clause_ids or [])) for e in evidence
+                           if e.review_only], lang)
+    subject = _subject(plan, tname, scope, lang)
+    if lang == "zh":
+        subject = subject.removesuffix("的供应商").removesuffix("供应商")
+        return f"{len(items)} 份{subject}的协议：" + "；".join(items) + "。" + review
+    subject = subject.replace("suppliers", "agreements of suppliers", 1) if scope != "suppliers" else \
+        subject.replace("suppliers", "agreements", 1)
+    head = f"1 {subject.replace('agreements', 'agreement', 1)}" if len(items) == 1 else f"{len(items)} {subject}"
+    return f"{head}: " + "; ".join(items) + "." + review
 
 
 def _next_clause_answer(plan: Plan, rows: list[dict], evidence: list[Evidence]) -> str:
@@ -740,7 +773,10 @@ def _one_owner(owner: str) -> bool:
 
 def _nothing(plan: Plan, tname: str, scope: str, lang: str) -> str:
     intent = plan.intent
+    per_agreement = plan.params.count_unit == "agreements"
     if lang == "zh":
+        if intent == Intent.GAP and per_agreement:
+            return f"没有{scope}的协议缺少{tname}条款：所有符合条件的协议都有该条款。"
         if intent == Intent.GAP:
             return f"没有{scope}缺少{tname}条款：所有符合条件的供应商都有该条款。"
         if intent in SEARCH_INTENTS:
@@ -751,6 +787,8 @@ def _nothing(plan: Plan, tname: str, scope: str, lang: str) -> str:
         if who and tname:
             return f"在{who}的协议中没有找到{tname}条款。"
         return "没有找到符合条件的结果。"
+    if intent == Intent.GAP and per_agreement:
+        return f"None of the agreements of {scope} lacks {_a(tname)} {tname} clause (no agreement matched)."
     if intent == Intent.GAP:
         return f"None of the {scope} lacks {_a(tname)} {tname} clause (no company matched)."
     if intent == Intent.PRESENCE:

@@ -716,7 +716,11 @@ def calibrate_meaning(threshold: float = MEANING_THRESHOLD, margin: float = MEAN
 _DESCRIBED = ("suppliers", "supplier", "vendors", "vendor", "companies", "company", "providers", "provider",
               "contracts", "contract", "agreements", "agreement", "partners", "firms", "ones", "those")
 _RELATIVE_WHERE = "".join(f"(?<!{w} )" for w in _DESCRIBED) + "where"
-CONDITION_WORDS = re.compile(r"\b(when|whenever|if|" + _RELATIVE_WHERE + r"|in case|once|after|because|due to|"
+# "after" before a point in time ("signed after 2023", "after the end of March") dates, not a condition
+_AFTER_NOT_A_DATE = (r"after(?!\s+(?:(?:the\s+)?(?:start|beginning|end|middle|first|second|1st|2nd)\b[\w\s]{0,12}?\s+)?"
+                     r"(?:early\s+|mid-?\s*|late\s+)?(?:\d|" + _MONTH + r"|spring|summer|autumn|fall|winter|q[1-4]\b|h[12]\b))")
+CONDITION_WORDS = re.compile(r"\b(when|whenever|if|" + _RELATIVE_WHERE + r"|in case|once|" + _AFTER_NOT_A_DATE +
+                             r"|because|due to|"
                              r"for missing|for missed)\b|如果|若|当|一旦|时", re.I)
 
 

@@ -120,12 +120,26 @@ def present_and_lacked(q: str, types: list[str], type_links: dict[str, str]
 
 
 def _gap_types(f: QuestionFacts, p: PlanParams) -> None:
-    p.gap = True
+    _gap_of_whom(f, p)
     split = present_and_lacked(f.q, f.types, f.linked.get("clause_types") or {})
     if split:
         p.present_types, p.types, lacked_side, held_side = split
         p.type_match = split_type_conjunction(lacked_side, p.types)
         p.present_match = split_type_conjunction(held_side, p.present_types)
+
+
+def _gap_of_whom(f: QuestionFacts, p: PlanParams) -> None:
+    """A gap of suppliers, or of agreements when the agreements are what is listed ("which contracts
+    have no governing-law clause?", "哪些合同没有不可抗力条款？"): a supplier's other agreement does
+    not fill the gap of the one asked about."""
+    p.gap = True
+    if _lists_agreements_not_companies(f) or WHICH_OF_OUR_AGREEMENTS.search(f.q):
+        p.count_unit = "agreements"
+
+
+# "which of our contracts lack X?" (a presence question so worded lists the suppliers with the clauses)
+WHICH_OF_OUR_AGREEMENTS = re.compile(r"\bwhich\s+of\s+(?:our|the|these|those)\s+(?:\w+\s+)?(?:agreements|contracts|slas)\b",
+                                     re.I)
 
 
 def split_type_conjunction(question: str, types: list[str]) -> str:
@@ -656,7 +670,7 @@ ASKS_LOCATION = re.compile(r"\bwhere\b.{0,40}\b(?:based|located|headquartered|re
                            r"\bwhich\s+(?:country|city)\b.{0,40}\b(?:based|located|headquartered|registered|in|from)\b|"
                            r"\b(?:address|headquarters|head office)\s+of\b|在哪|位于哪|总部在哪|地址", re.I)
 # "show" / "find" list agreements only in the plural: "show the LIS agreement" opens the one named
-_UP_TO_TWO_WORDS = r"\s+(?:(?!(?:do|does|did|is|are|was|were)\b)\w+\s+){0,2}?"
+_UP_TO_TWO_WORDS = r"\s+(?:(?!(?:do|does|did|is|are|was|were)\b)[\w'’]+\s+){0,2}?"
 LISTS_AGREEMENTS = re.compile(r"\b(?:which|what|list)" + _UP_TO_TWO_WORDS + r"(?:agreements?|contracts?|slas?)\b|"
                               r"\b(?:show|find)" + _UP_TO_TWO_WORDS + r"(?:agreements|contracts|slas)\b|"
                               # "does Marisol have more than one agreement?": how many it has, so which
@@ -820,7 +834,7 @@ ROUTES: tuple[Rule, ...] = (
     Rule("named_count_clauses", lambda f: f.named and f.counting,
          Intent.COUNT, Mode.DOCUMENT, "counts the clauses of a known company's agreements", _set(count_unit="clauses")),
     Rule("named_gap", lambda f: f.named and bool(f.types) and f.negated and not f.positional,
-         Intent.GAP, Mode.ATTRIBUTE, "asks whether the named companies lack a clause type", _set(gap=True)),
+         Intent.GAP, Mode.ATTRIBUTE, "asks whether the named companies lack a clause type", _gap_of_whom),
     Rule("named_position", lambda f: f.named and f.position is not None,
          Intent.POSITION, Mode.DOCUMENT, "asks for the clause at a place in a known agreement (counted along NEXT, or by its section number)",
          _set_position),
@@ -916,7 +930,11 @@ def plan_question(question: str, vocab: Vocabulary, context: SessionContext | No
             # "which of our 3 biggest suppliers lack X": the question is asked of those 3
             params.top = facts.top_named
             facts.linked["top"] = f"the {facts.top_named} suppliers with the highest spend"
-        return make(intent, rule.mode, rule.reason.format(direction=facts.direction, group_by=facts.group_by))
+        reason = rule.reason.format(direction=facts.direction, group_by=facts.group_by)
+        if params.gap and params.count_unit == "agreements":
+            reason = reason.replace("the named companies", "the named companies' agreements").replace(
+                "which companies", "which agreements")
+        return make(intent, rule.mode, reason)
     if forced in SEARCH_MODES:
         params.text = facts.text_query or facts.q
         return make(Intent(forced.value), forced, f"{forced} mode chosen: the question's words are the search text")

@@ -222,16 +222,19 @@ class AttributeRetriever(Retriever):
         if intent in SPEND_INTENTS or (intent == Intent.SUM_SPEND and "spend_categories" in active
                                        and not params["types"]):
             return self._spend(plan, params, active - {"types"}, spend)
-        if plan.params.count_unit == "agreements":
-            return self._run(q.count_agreements(active - {"types"}, spend, plan.params.agreement_order), params)
         aggregate = intent in {Intent.COUNT, Intent.SUM_SPEND}
+        per_agreement = plan.params.count_unit == "agreements"
         if params["types"] and (intent == Intent.GAP or (aggregate and plan.params.gap)):
             present = [t for t in plan.params.present_types or [] if t not in params["types"]]
             if present:   # "a termination clause but no service credits"
                 params.update(gap_types=list(params["types"]), present_types=present,
                               types=list(params["types"]) + present)
             held = (plan.params.present_match or "all") if present else None
-            return self._run(q.type_gaps(active - {"types"}, match, spend, present_match=held), params)
+            # "which contracts lack X?": agreement by agreement; else supplier by supplier
+            gaps = q.agreement_gaps if per_agreement else q.type_gaps
+            return self._run(gaps(active - {"types"}, match, spend, present_match=held), params)
+        if per_agreement:
+            return self._run(q.count_agreements(active - {"types"}, spend, plan.params.agreement_order), params)
         if params["types"] and (intent == Intent.PRESENCE or aggregate):
             return self._run(q.presence_clauses(active - {"types"}, match, spend), params)
         if params["types"]:

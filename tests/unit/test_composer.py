@@ -333,3 +333,26 @@ def test_filters_are_said_as_the_question_said_them():
     assert describe_filters(plan("count", date_from="2023-05-01", date_to="2023-08-31")) == \
         "with agreements effective 2023-05-01 to 2023-08-31"
     assert describe_filters_zh(plan("count", date_from="2024-01-01", date_to="2024-12-31")) == "2024年生效的"
+
+
+def test_a_gap_of_agreements_names_each_agreement_with_its_owner():
+    rows = [{"company": "Acme Cloud GmbH", "sla_id": "ACME-2", "service_name": "Backup", "spend": 300000,
+             "missing": ["Governing Law"], "review_only": ["Governing Law"], "review_clause_ids": ["ACME-2#4"]},
+            {"company": "Acme Cloud GmbH", "sla_id": "ACME-3", "service_name": None, "spend": 300000,
+             "missing": ["Governing Law"], "review_only": [], "review_clause_ids": []}]
+    p = plan("gap", types=["Governing Law"], gap=True, count_unit="agreements")
+    ev = build_evidence(rows, p)
+    assert [(e.ref, e.company, e.sla_id) for e in ev] == [("S1", "Acme Cloud GmbH", "ACME-2"),
+                                                        ("S2", "Acme Cloud GmbH", "ACME-3")]
+    answer = compose_answer(p, rows, ev)
+    assert answer.startswith("2 agreements lacking a Governing Law clause: ACME-2 (Acme Cloud GmbH, Backup) [S1]; "
+                             "ACME-3 (Acme Cloud GmbH) [S2].")
+    assert "ACME-2#4" in answer and cited(answer) == {"S1", "S2"}
+    one = compose_answer(p, rows[1:], build_evidence(rows[1:], p))
+    assert one.startswith("1 agreement lacking a Governing Law clause: ACME-3")
+    zh = compose_answer(plan("gap", language="zh", types=["Governing Law"], gap=True, count_unit="agreements"), rows, ev)
+    assert zh.startswith("2 份缺少适用法律条款的协议：ACME-2")
+    counted = compose_answer(plan("count", types=["Governing Law"], gap=True, count_unit="agreements"), rows, ev)
+    assert counted.startswith("2 agreements lacking a Governing Law clause.")
+    none = compose_answer(p, [], [])
+    assert none.startswith("None of the agreements of suppliers lacks a Governing Law clause")

@@ -284,3 +284,9 @@ def test_a_narrowing_an_analyst_adds_to_the_taxonomy_is_derived_too(tmp_path, mo
     finally:
         monkeypatch.delenv("CLAUSEGRAPH_TAXONOMY")
         cond._specialisations.cache_clear()
+
+
+def test_after_a_point_in_time_is_a_date_and_after_an_event_a_condition():
+    assert cond.main_clause("Which contracts signed after 2023 lack X?") == "Which contracts signed after 2023 lack X?"
+    assert cond.main_clause("Who signed after March 2022 or after the end of Q3?").endswith("Q3?")
+    assert cond.main_clause("What credits apply after an outage?") == "What credits apply "

@@ -1114,3 +1114,34 @@ def test_which_of_a_suppliers_agreements_picks_among_the_agreements():
     p = plan_question("Which of Kestrel and Belmira has a liability cap?", VOCAB)
     assert p.intent == Intent.PRESENCE, p.why
     assert plan_question("Which of our contracts have a liability cap?", VOCAB).intent == Intent.PRESENCE
+
+
+@pytest.mark.parametrize("question", [
+    "Which agreements have no governing law clause?",
+    "Which of our contracts lack a termination clause?",
+    "Which of Kestrel's contracts lack a termination clause?",
+    "How many contracts lack a force majeure clause?",
+    "哪些合同没有适用法律条款？",
+])
+def test_a_gap_of_agreements_is_read_agreement_by_agreement(question):
+    p = plan_question(question, VOCAB)
+    assert p.params.gap and p.params.count_unit == "agreements", question
+    assert p.intent in {Intent.GAP, Intent.COUNT} and p.params.types, question
+    assert "agreements" in p.why
+
+
+@pytest.mark.parametrize("question", [
+    "Which suppliers' contracts lack a termination clause?",
+    "Which suppliers lack a governing law clause?",
+    "哪些供应商的合同没有适用法律条款？",
+])
+def test_a_gap_of_suppliers_stays_supplier_by_supplier(question):
+    p = plan_question(question, VOCAB)
+    assert p.intent == Intent.GAP and p.params.count_unit is None, question
+
+
+def test_a_date_after_which_agreements_were_signed_is_no_condition_of_the_gap():
+    p = plan_question("Which contracts signed after 2023 lack a liability clause?", VOCAB)
+    assert (p.intent, p.params.types, p.params.date_from) == (Intent.GAP, ["Liability"], "2024-01-01")
+    p = plan_question("Which suppliers with contracts signed after March 2022 have no liability clause?", VOCAB)
+    assert (p.intent, p.params.date_from) == (Intent.GAP, "2022-04-01")

@@ -337,6 +337,46 @@ RETURN co.name AS company, co.country AS country, co.industry AS industry, spend
 ORDER BY spend DESC, company"""
 
 
+def agreement_gaps(active, match: str = "all", spend="spend_latest", present_match: str | None = None) -> str:
+    """`type_gaps` one agreement at a time ("which contracts have no governing-law clause?"): a
+    supplier with two agreements is listed for the one that lacks the type even when the other has
+    it. The same definition of a gap, read from the agreement's own clauses (`low_confidence_edge`,
+    as the per-company counts are built); `review_only` / `review_clause_ids` as `type_gaps` gives."""
+    conds = company_conditions(active, spend)
+    lacked = "$gap_types" if present_match else "$types"
+    selected = "size(missing) > 0" if match == "any" else f"size(missing) = size({lacked})"
+    if present_match:
+        held = "any" if present_match == "any" else "all"
+        selected += f" AND {held}(required IN $present_types WHERE required IN typed)"
+    return f"""MATCH (co:Company)
+{where(conds)}
+MATCH (co)-[:HAS_SLA]->(s:SLA)
+{where(agreement_conditions(active))}
+CALL (s) {{
+  OPTIONAL MATCH (s)-[:HAS_CLAUSE]->(:Clause)-[e:OF_TYPE]->(t:ClauseType)
+  WHERE t.name IN $types
+  RETURN collect(DISTINCT t.name) AS typed,
+         collect(DISTINCT CASE WHEN NOT {low_confidence_edge("e")} THEN t.name END) AS confident
+}}
+WITH co, s, typed, confident, [required IN {lacked} WHERE NOT required IN confident] AS missing
+WHERE {selected}
+WITH co, s, missing, [m IN missing WHERE m IN typed OR EXISTS {{
+       MATCH (s)-[:HAS_CLAUSE]->(:Clause)-[:MAY_BE]->(:ClauseType {{name: m}}) }}] AS review_only,
+     co.{spend_prop(spend)} AS spend
+ORDER BY spend DESC, co.name, s.id
+LIMIT $limit
+CALL (s, review_only) {{
+  OPTIONAL MATCH (s)-[:HAS_CLAUSE]->(rc:Clause)-[:MAY_BE|OF_TYPE]->(rt:ClauseType)
+  WHERE size(review_only) > 0 AND rt.name IN review_only
+  WITH rc ORDER BY rc.id
+  RETURN collect(DISTINCT rc.id) AS review_clause_ids
+}}
+RETURN co.name AS company, s.id AS sla_id, s.service_name AS service_name, s.governing_law AS governing_law,
+       toString(s.effective_date) AS effective_date, co.country AS country, co.industry AS industry, spend,
+       missing, review_only, review_clause_ids
+ORDER BY spend DESC, company, sla_id""".replace("\n\n", "\n")
+
+
 # The one definition of a gap (core.gaps), from the precomputed per-company counts: a type is
 # met (`confident`) when at least one of its clauses is not a low-confidence automatic one;
 # `review_types` are the types whose only evidence is low-confidence: typed below the review
