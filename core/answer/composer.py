@@ -430,7 +430,7 @@ def _clause_answer(plan: Plan, rows: list[dict], evidence: list[Evidence], tname
     missing = _missing_named(plan, rows, tname, lang)
     if len(evidence) == 1:
         e = evidence[0]
-        return (f"{head}\n{e.company}, {e.sla_id} \"{e.clause_title}\" [{e.ref}]: {_lead(e.text, 400)}"
+        return (f"{head}\n{e.company}, {e.sla_id} \"{e.clause_title}\" [{e.ref}]: {_excerpt(e, 400)}"
                 + _company_type_gaps(plan, evidence, lang) + missing)
     return head + "\n" + "\n".join(f"- {line}" for line in lines) + missing
 
@@ -578,6 +578,18 @@ def _counted(n: int, what: str) -> str:
 def _a(word: str) -> str:
     """The English article before a type name ("an Insurance clause", "a Liability clause")."""
     return "an" if word[:1].lower() in "aeio" else "a"
+
+
+def _excerpt(e: Evidence, limit: int = 240) -> str:
+    """The clause's opening, or, when the sentence that carries the asked type lies beyond it, that
+    sentence: a long "Miscellaneous" section is quoted by its governing-law sentence, not its notices."""
+    marked = e.highlighted
+    if not marked:
+        return _lead(e.text, limit)
+    before, sentence, after = (" ".join(part.split()) for part in marked)
+    if len(before) + len(sentence) + 1 <= limit:
+        return _lead(e.text, limit)
+    return ("… " if before else "") + _lead(f"{sentence} {after}".strip(), limit)
 
 
 def _lead(text: str | None, limit: int = 240) -> str:

@@ -356,3 +356,18 @@ def test_a_gap_of_agreements_names_each_agreement_with_its_owner():
     assert counted.startswith("2 agreements lacking a Governing Law clause.")
     none = compose_answer(p, [], [])
     assert none.startswith("None of the agreements of suppliers lacks a Governing Law clause")
+
+
+def test_one_clause_is_quoted_from_the_sentence_that_carries_the_type_when_it_lies_past_the_opening():
+    notices = "Section 6.1 Notices. All notices shall be in writing and delivered by courier. " * 6
+    law = "Section 6.3 Governing Law. This Agreement is governed by the laws of the State of New York."
+    text = f"MISCELLANEOUS {notices}{law} Section 6.4 Entire Agreement. This is the entire agreement."
+    row = {"company": "Halvorsen AS", "sla_id": "H-1", "clause_id": "H-1#6", "clause_title": "MISCELLANEOUS",
+           "clause_type": "Governing Law", "text": text, "confidence": 0.99, "position": 6,
+           "span_start": text.index(law), "span_end": text.index(law) + len(law)}
+    p = plan("document_type", mode="document", types=["Governing Law"], companies=["Halvorsen AS"])
+    answer = compose_answer(p, [row], build_evidence([row], p))
+    assert '"MISCELLANEOUS" [S1]: … Section 6.3 Governing Law. This Agreement is governed by the laws of the State of New York.' in answer
+    # a sentence within the opening: the clause is quoted from its start
+    short = dict(row, text=f"MISCELLANEOUS {law}", span_start=14, span_end=14 + len(law))
+    assert '[S1]: MISCELLANEOUS Section 6.3' in compose_answer(p, [short], build_evidence([short], p))
