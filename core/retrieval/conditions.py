@@ -438,6 +438,19 @@ HOME_LAW = re.compile(r"\b(?:their|its)\s+(?:own|home)\s+(?:country'?s?\s+)?laws
                       r"|\bdomestic\s+laws?\b|\bthe\s+law\s+of\s+(?:their|its)\s+(?:own\s+|home\s+)?country\b|本国法", re.I)
 
 
+# The same said in parts: a law word, a word of mismatch, then the supplier's own country ("governed
+# by a law different from their home country", "whose governing law does not match where they are based")
+_LAW_WORD = re.compile(r"\b(?:laws?|jurisdictions?|governed|governing)\b|法律|适用法", re.I)
+_OWN_COUNTRY = re.compile(
+    r"\b(?:their|its|the\s+(?:supplier|vendor|company|provider)(?:'?s)?)\s+(?:own\s+)?(?:home\s+)?"
+    r"(?:country|countries|nation|jurisdiction|home|seat|location)\b|\bhome\s+countr(?:y|ies)\b|"
+    r"\bwhere\s+(?:they|it)\s+(?:are|is|were|was)\s+(?:based|located|registered|headquartered|incorporated)\b|"
+    r"所在国|所在地|本国|注册地|注册国|总部所在", re.I)
+_MISMATCH = re.compile(r"\b(?:different|differs?|differing|other\s+than|another|unlike|outside|mismatch\w*|"
+                       r"(?:does|do|is|are)\s*n[o']t\s+(?:match|the\s+same|equal)|"
+                       r"(?:isn't|aren't|doesn't|don't)\s+(?:match|the\s+same|equal)?)\b|不同|不一致|不符|不一样|以外", re.I)
+
+
 def law_scope(q: str) -> tuple[str, str] | None:
     """("foreign", words) when the agreement's law is asked to differ from the supplier's
     country, ("home", words) when asked to be it; the words are what said so."""
@@ -445,6 +458,13 @@ def law_scope(q: str) -> tuple[str, str] | None:
         m = pattern.search(q)
         if m:
             return scope, m.group(0)
+    own, law = _OWN_COUNTRY.search(q), _LAW_WORD.search(q)
+    if own and law:
+        # the mismatch between the law and the country ("... 与其所在国不同": after it in Chinese)
+        mismatch = _MISMATCH.search(q, law.start())
+        if mismatch:
+            start, end = min(law.start(), mismatch.start()), max(own.end(), mismatch.end())
+            return "foreign", q[start:end]
     return None
 
 

@@ -169,7 +169,7 @@ WANTS_COMPANIES_EN = re.compile(
     r"\b(which|what|list|name|find|show|count|are there(?: any)?|is there(?: any)?|any|how many|number of)\s+"
     r"(?:(?!(?:do|does|did|must|should|can|will|would)\b)\S+\s+){0,3}?"
     r"(suppliers?|vendors?|compan(?:y|ies)|"
-    r"providers?|firms?|partners?|ones)\b|" + WHICH_OF + r"|\bwho\b|"
+    r"providers?|firms?|partners?|ones)\b|" + WHICH_OF + r"|\bwho\b|^\s*whose\b|"
     # a bare noun phrase headed by the suppliers: "suppliers with both X and Y clauses"
     r"^\s*(?:(?:all|our|the)\s+)?(?:suppliers|vendors|companies|providers|firms)\s+"
     r"(?:with|without|that|who|having|lacking|missing|whose|where|in|from|based|located|under)\b", re.I)

@@ -290,3 +290,18 @@ def test_after_a_point_in_time_is_a_date_and_after_an_event_a_condition():
     assert cond.main_clause("Which contracts signed after 2023 lack X?") == "Which contracts signed after 2023 lack X?"
     assert cond.main_clause("Who signed after March 2022 or after the end of Q3?").endswith("Q3?")
     assert cond.main_clause("What credits apply after an outage?") == "What credits apply "
+
+
+@pytest.mark.parametrize("question", [
+    "Which suppliers are governed by a law different from their home country?",
+    "Whose governing law does not match where they are based?",
+    "Which contracts are under a jurisdiction other than the supplier's own country?",
+    "哪些供应商的适用法律与其所在国不同？",
+])
+def test_a_law_said_to_differ_from_the_suppliers_own_country_is_foreign(question):
+    assert cond.law_scope(question)[0] == "foreign"
+
+
+def test_the_suppliers_own_country_without_a_law_word_or_a_mismatch_is_no_law_scope():
+    assert cond.law_scope("Which suppliers in their home country lack a governing law clause?") is None
+    assert cond.law_scope("Which suppliers outside the EU have a termination clause?") is None

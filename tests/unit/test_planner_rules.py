@@ -1145,3 +1145,9 @@ def test_a_date_after_which_agreements_were_signed_is_no_condition_of_the_gap():
     assert (p.intent, p.params.types, p.params.date_from) == (Intent.GAP, ["Liability"], "2024-01-01")
     p = plan_question("Which suppliers with contracts signed after March 2022 have no liability clause?", VOCAB)
     assert (p.intent, p.params.date_from) == (Intent.GAP, "2022-04-01")
+
+
+def test_whose_at_the_start_asks_for_suppliers():
+    p = plan_question("Whose governing law does not match where they are based?", VOCAB)
+    assert (p.intent, p.params.law_scope) == (Intent.COMPANIES, "foreign"), p.why
+    assert plan_question("Whose contracts lack a termination clause?", VOCAB).intent == Intent.GAP
