@@ -204,7 +204,9 @@ def read_spend_question(q: str, vocab: Vocabulary, attributes: tuple[dict, ...])
     if ranked:
         # "which supplier", "哪家供应商" (哪几家 is plural): the one at the top
         singular = re.search(r"\b(supplier|vendor|company)$", ranked.group(0), re.I) or \
-            re.search(r"\b(?:which|what)\s+(?:single\s+)?(?:supplier|vendor|company)\b(?![s'’])|哪一?[家个位]", q, re.I)
+            re.search(r"\b(?:which|what)\s+(?:single\s+)?(?:supplier|vendor|company)\b(?![s'’])|哪一?[家个位]|"
+                      # "支出最高的供应商是谁", "是哪家" (not 哪些 or 哪几家)
+                      r"(?:供应商|公司|企业|厂商)?是(?:谁|哪一?[家个位])", q, re.I)
         named = next((_number(g) for g in ranked.groups() if _number(g)), None)
         top = named or (1 if singular else 5)
     group = None

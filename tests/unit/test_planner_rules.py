@@ -1015,6 +1015,10 @@ def test_a_chinese_question_ending_in_the_suppliers_lists_them_and_which_one_ask
         p = plan_question(q, vocab)
         assert p.intent == Intent.SPEND_TOP and p.params.top == top, (q, p.why)
     assert plan_question("哪几家供应商的2024年支出最高？", vocab).params.top == 5
+    # "… 是谁 / 是哪家" asks for one too, "有哪些" for several
+    assert plan_question("2024年支出最高的供应商是谁？", vocab).params.top == 1
+    assert plan_question("支出最高的是哪家公司？", vocab).params.top == 1
+    assert plan_question("2024年支出最高的供应商有哪些？", vocab).params.top == 5
 
 
 def test_a_supplier_asked_for_by_what_it_supplies_lists_that_agreement():
