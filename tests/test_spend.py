@@ -42,6 +42,9 @@ def write_corpus(root: Path, spend: str = SPEND) -> Path:
                                        ("Cedar Health Ltd", "")), start=1):
         (root / "contracts" / f"c{i}.md").write_text(CONTRACT.format(name=name, extra=extra), encoding="utf-8")
         rows.append(f"AGR-{i},{name},c{i}.md,2024-01-01,Hosting,Germany\n")
+    # an agreement whose governing law is not on file: under neither the supplier's own law nor a foreign one
+    (root / "contracts" / "c4.md").write_text(CONTRACT.format(name="Acme Cloud GmbH", extra=""), encoding="utf-8")
+    rows.append("AGR-4,Acme Cloud GmbH,c4.md,2024-06-01,Backup,\n")
     (root / "agreements.csv").write_text("sla_id,company,file,effective_date,service_name,governing_law\n"
                                          + "".join(rows), encoding="utf-8")
     return root
@@ -139,7 +142,8 @@ def test_explore_chart_data(spend_graph):
 
 def test_agreements_under_a_law_other_than_the_suppliers_own(spend_graph):
     """Every agreement here is under German law: foreign law for the Finnish and British
-    suppliers, their own for the German one; the condition runs in the query."""
+    suppliers, their own for the German one; the condition runs in the query. Acme's second
+    agreement has no law on file, which makes it neither."""
     db, _ = spend_graph
     foreign = ask("Which suppliers have contracts governed by a law other than their home country's?", db=db, log=False)
     assert foreign.plan.params.law_scope == "foreign" and "$law_countries[s.governing_law]" in foreign.cypher

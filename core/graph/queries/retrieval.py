@@ -33,8 +33,9 @@ AGREEMENT_CONDITIONS = {
     "date_from": "s.effective_date >= date($date_from)",
     "date_to": "s.effective_date <= date($date_to)",
     # the agreement's law against the supplier's own country ($law_countries: law value -> country)
-    "foreign_law": "coalesce($law_countries[s.governing_law], s.governing_law) <> co.country",
-    "home_law": "coalesce($law_countries[s.governing_law], s.governing_law) = co.country",
+    # (an agreement whose law is not on file is under neither)
+    "foreign_law": "s.governing_law <> '' AND coalesce($law_countries[s.governing_law], s.governing_law) <> co.country",
+    "home_law": "s.governing_law <> '' AND coalesce($law_countries[s.governing_law], s.governing_law) = co.country",
 }
 AGREEMENT_KEYS = frozenset(AGREEMENT_CONDITIONS)
 
