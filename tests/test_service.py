@@ -315,6 +315,16 @@ def test_a_named_agreement_without_the_type_says_so_then_shows_its_closest_claus
         assert "Kestrel Fintech Pte. Ltd." in r.answer.split("\n")[0], r.answer
 
 
+def test_the_closest_clauses_of_a_named_agreement_hold_the_questions_own_words_first(graph):
+    """Kestrel has no subcontracting clause; the detail asked about is written in one clause, which leads."""
+    for question, first in (("What does Kestrel's agreement say about subcontracting the settlement?", "AGR-07#6"),
+                            ("What does Kestrel's agreement say about subcontracting the status page?", "AGR-07#2")):
+        r = ask(question, db=graph, log=False)
+        assert r.answer.startswith("No Subcontracting clause found in Kestrel"), r.answer
+        assert r.evidence[0].clause_id == first, (question, [e.clause_id for e in r.evidence])
+        assert any(step.get("strategy") == "words_then_meaning" for step in r.trace)
+
+
 def test_unmappable_question_says_so(graph):
     r = ask("What is the airspeed velocity of an unladen swallow", db=graph, log=False)
     assert r.plan.intent in {"unknown", "relay", "hybrid"}

@@ -135,6 +135,8 @@ class DocumentRetriever(Retriever):
     """Known company or agreement -> its clauses in NEXT order (optionally one type, or a neighbour)."""
 
     name = Mode.DOCUMENT
+    # a topic in a known document: the clauses within `topic_band` of the closest, at most `topic_k`
+    topic_band, topic_k, topic_min_score = 0.04, 3, RELAY_MIN_SCORE
 
     def retrieve(self, plan: Plan, embed=None) -> Retrieval:
         params = base_params(plan)
@@ -158,7 +160,8 @@ class DocumentRetriever(Retriever):
         if plan.intent == Intent.COUNT and plan.params.count_unit == "agreements":
             return self._run(q.count_agreements(active - {"types"}, spend), params)
         if plan.intent == Intent.DOCUMENT_TOPIC and plan.params.text and embed:
-            params.update(vector=embed(plan.params.text), min_score=RELAY_MIN_SCORE, band=0.04, k=3)
+            params.update(vector=embed(plan.params.text), min_score=self.topic_min_score, band=self.topic_band,
+                          k=self.topic_k)
             result = self._run(q.document_topic(active, spend), params)
             result.warnings.append("clauses ranked by similarity to the topic; the full document is in Explore")
             return result

@@ -7,6 +7,7 @@ found nothing, unless the user forced text2cypher mode (then "nothing found" is 
 """
 from __future__ import annotations
 
+import re
 import threading
 import time
 from dataclasses import replace
@@ -18,6 +19,8 @@ from core.embeddings import question_vectors
 from core.graph import vocabulary as graph_cache
 from core.graph.db import Database, DatabaseUnavailable, get_database
 from core.request_log import log_result
+from core.retrieval.facts import semantic_text, word_tokens
+from core.retrieval.linking import STOPWORDS
 from core.retrieval.planner import plan_question
 from core.retrieval.question_text import QuestionPick, excerpt, find_question
 from core.retrieval import rerank
@@ -169,6 +172,9 @@ def _run_plan(plan: Plan, db: Database, result: Result, asked: str | None = None
         _name_those_without(plan, db, result)
 
 
+CLOSEST_CANDIDATES, CLOSEST_SHOWN = 30, 3
+
+
 def _closest_when_type_missing(plan: Plan, db: Database, result: Result) -> list[dict]:
     """A named agreement with no clause of the asked type ("what does Sakura's agreement say
     about response times?" where the times sit in a clause typed otherwise): say so, then show
@@ -179,12 +185,18 @@ def _closest_when_type_missing(plan: Plan, db: Database, result: Result) -> list
     if plan.language == "zh":
         text = _types_meaning(plan.params.types) or text
     topic = replace(plan, intent=Intent.DOCUMENT_TOPIC, params=replace(plan.params, types=[], text=text))
+    # every clause of the agreement is a candidate: those holding more of the question's own words
+    # first ("sub-processors" in a clause headed "Personal data"), then by meaning
+    retriever = RETRIEVERS[Mode.DOCUMENT](db)
+    retriever.topic_band, retriever.topic_k, retriever.topic_min_score = 2.0, CLOSEST_CANDIDATES, -1.0
     try:
-        retrieval = RETRIEVERS[Mode.DOCUMENT](db).retrieve(topic, embed=_embed_fn())
+        retrieval = retriever.retrieve(topic, embed=_embed_fn())
     except RetrievalError:
         return []
     if not retrieval.rows:
         return []
+    words = _words_asked(plan, result.question)
+    shown = _by_words_then_meaning(retrieval.rows, words)[:CLOSEST_SHOWN]
     # an agreement named by its service or id: its owner, read from the clauses found, is named too
     owners = plan.params.companies or sorted({r["company"] for r in retrieval.rows if r.get("company")})
     missing = compose_answer(replace(plan, params=replace(plan.params, companies=owners)), [], [])
@@ -192,13 +204,42 @@ def _closest_when_type_missing(plan: Plan, db: Database, result: Result) -> list
     result.trace.append({"strategy": "closest_when_type_missing", "types": list(plan.params.types),
                          "text": topic.params.text, "returned": len(retrieval.rows)})
     result.warnings.append(f"no {', '.join(plan.params.types)} clause in the named agreement: the query shown "
-                           "ranks its clauses by similarity to the question instead")
+                           "ranks its clauses by similarity to the question instead; the "
+                           f"{len(shown)} shown are those holding most of the question's words, then the closest")
     plan.why = (plan.why + " " if plan.why else "") + (
-        "No clause of the type was found, so the agreement's clauses were ranked by similarity to the question.")
-    result.evidence = build_evidence(retrieval.rows, topic)
-    result.answer = f"{missing}\n\n{compose_answer(topic, retrieval.rows, result.evidence)}"
-    result.subgraph = build_subgraph(retrieval.rows, result.evidence)
-    return retrieval.rows
+        "No clause of the type was found, so the agreement's clauses were ranked by the question's words, "
+        "then by similarity to the question.")
+    result.trace.append({"strategy": "words_then_meaning", "after_query": True, "words": words,
+                         "candidates": len(retrieval.rows), "kept": len(shown)})
+    result.evidence = build_evidence(shown, topic)
+    result.answer = f"{missing}\n\n{compose_answer(topic, shown, result.evidence)}"
+    result.subgraph = build_subgraph(shown, result.evidence)
+    return shown
+
+
+def _by_words_then_meaning(rows: list[dict], words: str | None) -> list[dict]:
+    """Rows holding more of `words` first (a plural also as its singular), the query's order (by
+    meaning) among equals: a named detail ("the status page") is found where it is written."""
+    asked = (words or "").split()
+    if not asked:
+        return list(rows)
+
+    def held(row: dict) -> int:
+        text = (row.get("text") or "").lower()
+        return sum(1 for w in asked if w in text or (len(w) > 4 and w.endswith("s") and w[:-1] in text)
+                   or (len(w) > 5 and w.endswith("ies") and w[:-3] + "y" in text))
+    return sorted(rows, key=held, reverse=True)   # stable: the order by meaning among equals
+
+
+def _words_asked(plan: Plan, question: str) -> str | None:
+    """The question without the names of the agreement asked about and its scaffolding: the words a
+    clause should share with it ("subcontracting the settlement"), as the re-ranker reads a query."""
+    named = [m for key in ("companies", "sla_ids") for how in (plan.linked.get(key) or {}).values()
+             for m in re.findall(r"'([^']+)'", str(how))]
+    text = semantic_text(question, named) or ""
+    words = [w for w in word_tokens(re.sub(r"(?:'s|’s)\b", " ", text)) if w not in STOPWORDS
+             and w.upper() not in plan.params.sla_ids]
+    return " ".join(words) or None
 
 
 def _types_meaning(types: list[str]) -> str:

@@ -189,3 +189,13 @@ def test_cold_requests_are_counted_apart_from_warm_latency(tmp_path, monkeypatch
     assert s.p95_total_ms == pytest.approx(np.percentile([40.0, 50.0, 60.0], 95))
     assert s.cold_p50_total_ms == pytest.approx(8150.0)
     assert max(r["ms"] for r in s.stage_latency if r["stage"] == "total") <= 60.0
+
+
+def test_clauses_holding_more_of_the_questions_words_come_first_then_the_order_by_meaning():
+    from core.service.asking import _by_words_then_meaning
+
+    rows = [{"clause_id": "a", "text": "Uptime of the platform."}, {"clause_id": "b", "text": "Fees per settlement."},
+            {"clause_id": "c", "text": "Incidents go to the status page."}]
+    assert [r["clause_id"] for r in _by_words_then_meaning(rows, "status page")] == ["c", "a", "b"]
+    assert [r["clause_id"] for r in _by_words_then_meaning(rows, "settlements")] == ["b", "a", "c"]
+    assert [r["clause_id"] for r in _by_words_then_meaning(rows, None)] == ["a", "b", "c"]
