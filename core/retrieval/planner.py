@@ -287,6 +287,7 @@ def extract_facts(question: str, vocab: Vocabulary, forced_mode: str | None = No
         linked["spend"] = f"\"{key.group(0)}\": the high-spend threshold ({spend_min:,.0f})"
     if spend.categories:
         linked["spend_categories"] = spend.categories
+        types, how_t = _category_not_type(rest, spend, types, how_t, linked)
     facts = QuestionFacts(
         q=q, language="zh" if CJK.search(q) else "en", companies=list(how_c), sla_ids=sla_ids,
         types=types, topic=topic, countries=countries, industries=industries, cities=cities, laws=laws,
@@ -505,6 +506,26 @@ SUPPLIER_AFTER = re.compile(r"^(?:[\s'’s-]*|\s+\w+\s+)(suppliers?|vendors?|com
                             r"ones?|sector|industry|based|headquartered)\b|^\s*(?:的)?(供应商|公司|企业|行业)", re.I)
 SUPPLIER_BEFORE = re.compile(r"\b(suppliers?|vendors?|compan(?:y|ies)|providers?|firms?|based|located|headquartered)"
                              r"\s+(?:in|from)\s+(?:the\s+)?$", re.I)
+
+
+def _category_not_type(rest: str, spend, types: list[str], how_t: dict[str, str],
+                       linked: dict) -> tuple[list[str], dict[str, str]]:
+    """"What did we spend on Waldquell's maintenance in 2025?": in a question about spend, a word
+    that names a spend category and a clause type once is the category (said twice, "maintenance
+    spend ... a maintenance clause", it is both)."""
+    if not (spend.asks and types):
+        return types, how_t
+    named = {ph.lower() for ph in spend.categories.values()}
+    shared = {t for t in types for word in re.findall(r"'([^']+)'", how_t.get(t, ""))
+              if word.lower() in named and len(re.findall(re.escape(word), rest, re.I)) == 1}
+    if not shared:
+        return types, how_t
+    how_t = {t: how for t, how in how_t.items() if t not in shared}
+    if how_t:
+        linked["clause_types"] = how_t
+    else:
+        linked.pop("clause_types", None)
+    return [t for t in types if t not in shared], how_t
 
 
 def _drop_topic_words(q: str, found: dict[str, str]) -> None:

@@ -248,3 +248,14 @@ def test_a_ranking_from_the_lowest_spend():
     assert p.params.top == 2 and p.params.spend_order is None
     p = plan_question("Which of our two smallest suppliers lack a termination clause?", vocab)
     assert p.intent == Intent.GAP and p.params.top == 2 and p.params.spend_order == "lowest"
+
+
+def test_a_word_naming_a_spend_category_and_a_clause_type_is_the_category_in_a_spend_question():
+    from tests.unit.vocabularies import two_suppliers
+
+    vocab = two_suppliers(clause_types=["Termination", "Maintenance"], spend_categories=["Maintenance", "Hosting"])
+    p = plan_question("What did we spend on Kestrel's maintenance in 2024?", vocab)
+    assert (p.intent, p.params.types, p.params.spend_categories) == (Intent.SPEND_HISTORY, [], ["Maintenance"]), p.why
+    # said twice it is both: the suppliers with maintenance spend lacking a maintenance clause
+    p = plan_question("Which suppliers with maintenance spend lack a maintenance clause?", vocab)
+    assert p.params.types == ["Maintenance"] and p.intent == Intent.GAP, p.why
