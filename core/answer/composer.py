@@ -353,7 +353,7 @@ def _compose(plan: Plan, rows: list[dict], evidence: list[Evidence]) -> str:
                 return _ranked_agreements_head(plan, n, lang) + (f" {refs}" if refs else "") + listing
             if lang == "zh":
                 return f"共有 {n} {what}。" + (f" {refs}" if refs else "") + listing
-            return f"{n} {what}." + (f" {refs}" if refs else "") + listing
+            return _full_stop(f"{n} {what}") + (f" {refs}" if refs else "") + listing
         per_company = {r.get("company"): r for r in rows}
         n = len(per_company)
         rows = list(per_company.values())
@@ -509,9 +509,9 @@ def _missing_named(plan: Plan, rows: list[dict], tname: str, lang: str) -> str:
         elif plan.intent in SEARCH_INTENTS:
             notes.append(f"No clause of {names} matches \"{_quote(p.text)}\".")
         elif plan.intent == Intent.DOCUMENT_TOPIC:
-            notes.append(f"None of the closest clauses is from {names}.")
+            notes.append(_full_stop(f"None of the closest clauses is from {names}"))
         else:
-            notes.append(f"No {tname + ' ' if tname else ''}clause was found for {names}.")
+            notes.append(_full_stop(f"No {tname + ' ' if tname else ''}clause was found for {names}"))
     if len(p.types or []) > 1 and plan.intent not in SEARCH_INTENTS:
         have = set().union(*(_row_types(r) for r in rows)) if rows else set()
         for t in (t for t in p.types if t not in have):

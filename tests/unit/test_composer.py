@@ -371,3 +371,10 @@ def test_one_clause_is_quoted_from_the_sentence_that_carries_the_type_when_it_li
     # a sentence within the opening: the clause is quoted from its start
     short = dict(row, text=f"MISCELLANEOUS {law}", span_start=14, span_end=14 + len(law))
     assert '[S1]: MISCELLANEOUS Section 6.3' in compose_answer(p, [short], build_evidence([short], p))
+
+
+def test_a_count_ending_in_a_name_that_ends_in_a_stop_gets_no_second_one():
+    rows = [dict(r, company="Hairui Medical Technology Co., Ltd.") for r in CLAUSE_ROWS[:2]]
+    p = plan("count", mode="document", count_unit="clauses", companies=["Hairui Medical Technology Co., Ltd."])
+    answer = compose_answer(p, rows, build_evidence(rows, p))
+    assert answer.startswith("2 clauses in the agreements of Hairui Medical Technology Co., Ltd. [S1]"), answer
