@@ -137,9 +137,10 @@ def _gap_of_whom(f: QuestionFacts, p: PlanParams) -> None:
         p.count_unit = "agreements"
 
 
-# "which of our contracts lack X?" (a presence question so worded lists the suppliers with the clauses)
-WHICH_OF_OUR_AGREEMENTS = re.compile(r"\bwhich\s+of\s+(?:our|the|these|those)\s+(?:\w+\s+)?(?:agreements|contracts|slas)\b",
-                                     re.I)
+# "which of our contracts lack X?", "which of Waldquell's contracts ..." (a presence question so worded
+# lists the suppliers with the clauses)
+WHICH_OF_OUR_AGREEMENTS = re.compile(r"\bwhich\s+of\s+(?:our|the|these|those|\S+['’]s)\s+(?:\w+\s+)?"
+                                     r"(?:agreements|contracts|slas)\b", re.I)
 
 
 def split_type_conjunction(question: str, types: list[str]) -> str:
@@ -691,7 +692,7 @@ ASKS_LOCATION = re.compile(r"\bwhere\b.{0,40}\b(?:based|located|headquartered|re
                            r"\bwhich\s+(?:country|city)\b.{0,40}\b(?:based|located|headquartered|registered|in|from)\b|"
                            r"\b(?:address|headquarters|head office)\s+of\b|在哪|位于哪|总部在哪|地址", re.I)
 # "show" / "find" list agreements only in the plural: "show the LIS agreement" opens the one named
-_UP_TO_TWO_WORDS = r"\s+(?:(?!(?:do|does|did|is|are|was|were)\b)[\w'’]+\s+){0,2}?"
+_UP_TO_TWO_WORDS = r"\s+(?:(?!(?:do|does|did|is|are|was|were)\b)\w+\s+){0,2}?"
 LISTS_AGREEMENTS = re.compile(r"\b(?:which|what|list)" + _UP_TO_TWO_WORDS + r"(?:agreements?|contracts?|slas?)\b|"
                               r"\b(?:show|find)" + _UP_TO_TWO_WORDS + r"(?:agreements|contracts|slas)\b|"
                               # "does Marisol have more than one agreement?": how many it has, so which
