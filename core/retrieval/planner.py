@@ -66,6 +66,9 @@ COMPANY_SUBJECT = re.compile(
     r"\b(which|what|list|show|name|find)\b.{0,40}\b(suppliers?|vendors?|compan(y|ies)|providers?|firms?|partners?)\b|"
     r"^\W*(who|whom)\b(?=.*\b(we|us|our)\b)|"   # "who can we ...", "who lets us ...": our counterparties
     r"\b(which|what)\s+(?:of\s+(?:our|the|these|those)\s+)?(?:\w+\s+){0,2}?(contracts?|agreements?|slas?)\b|"   # their contracts
+    # "are there contracts where ...", "do any of our agreements let us ...": their contracts too
+    r"\b(?:are|is)\s+there\s+(?:any\s+)?(?:contracts?|agreements?|slas?)\b|"
+    r"\bdo(?:es)?\s+any\s+(?:of\s+(?:our|the|these)\s+)?(?:contracts?|agreements?|slas?)\b|"
     r"哪些|哪家|哪几家|供应商|公司", re.I)
 CLAUSE_WORDS = re.compile(r"\b(clauses?|provisions?|sections?|terms?|wording|text)\b|条款|规定|内容", re.I)
 # "before ending the contract", "after giving notice": before / after an act is a time, no place

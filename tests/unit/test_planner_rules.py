@@ -455,7 +455,8 @@ def test_a_question_about_suppliers_no_rule_fits_searches_the_clauses():
     assert (plan.intent, plan.mode) == (Intent.RELAY, Mode.RELAY) and "parking" in plan.params.text, plan.why
     assert not plan.params.text.lower().startswith("who"), plan.params.text
     # so does a question about which of our contracts do something
-    for q in ("Which of our contracts give our engineers a free parking space?", "Which agreements offer free parking?"):
+    for q in ("Which of our contracts give our engineers a free parking space?", "Which agreements offer free parking?",
+              "Are there contracts where our engineers get free parking?", "Do any of our agreements offer free parking?"):
         plan = plan_question(q, VOCAB)
         assert (plan.intent, plan.mode) == (Intent.RELAY, Mode.RELAY) and "parking" in plan.params.text, (q, plan.why)
     # not about suppliers or their contracts, a place the graph does not know, or Chinese (the
