@@ -325,6 +325,17 @@ def test_the_closest_clauses_of_a_named_agreement_hold_the_questions_own_words_f
         assert any(step.get("strategy") == "words_then_meaning" for step in r.trace)
 
 
+@pytest.mark.parametrize("question, word", [("Show me every clause that mentions Singapore", "singapore"),
+                                            ("哪些条款提到了门店？", "门店")])
+def test_every_clause_that_mentions_a_word_is_listed_not_only_the_closest(graph, question, word):
+    r = ask(question, db=graph, log=False)
+    assert (r.plan.intent, r.plan.params.mentions) == ("attribute_clauses", [word]), r.plan.why
+    holding = {row["id"] for row in graph.read(
+        "MATCH (c:Clause) WHERE toLower(coalesce(c.title, '') + ' ' + c.text) CONTAINS $w RETURN c.id AS id", {"w": word})}
+    assert len(holding) >= 2 and {e.clause_id for e in r.evidence} == holding, r.answer
+    assert graph.read(r.cypher, r.params) == r.rows
+
+
 def test_unmappable_question_says_so(graph):
     r = ask("What is the airspeed velocity of an unladen swallow", db=graph, log=False)
     assert r.plan.intent in {"unknown", "relay", "hybrid"}

@@ -430,7 +430,7 @@ def _clause_answer(plan: Plan, rows: list[dict], evidence: list[Evidence], tname
     missing = _missing_named(plan, rows, tname, lang)
     if len(evidence) == 1:
         e = evidence[0]
-        return (f"{head}\n{e.company}, {e.sla_id} \"{e.clause_title}\" [{e.ref}]: {_excerpt(e, 400)}"
+        return (f"{head}\n{e.company}, {e.sla_id} \"{e.clause_title}\" [{e.ref}]: {_excerpt(e, 400, plan.params.mentions)}"
                 + _company_type_gaps(plan, evidence, lang) + missing)
     return head + "\n" + "\n".join(f"- {line}" for line in lines) + missing
 
@@ -580,16 +580,28 @@ def _a(word: str) -> str:
     return "an" if word[:1].lower() in "aeio" else "a"
 
 
-def _excerpt(e: Evidence, limit: int = 240) -> str:
-    """The clause's opening, or, when the sentence that carries the asked type lies beyond it, that
-    sentence: a long "Miscellaneous" section is quoted by its governing-law sentence, not its notices."""
-    marked = e.highlighted
+def _excerpt(e: Evidence, limit: int = 240, words: list[str] | None = None) -> str:
+    """The clause's opening, or, when the sentence that carries the asked type (or the first of the
+    `words` asked for) lies beyond it, that sentence: a long "Miscellaneous" section is quoted by
+    its governing-law sentence, not its notices."""
+    marked = _sentence_with(e.text or "", words or []) or e.highlighted
     if not marked:
         return _lead(e.text, limit)
     before, sentence, after = (" ".join(part.split()) for part in marked)
     if len(before) + len(sentence) + 1 <= limit:
         return _lead(e.text, limit)
     return ("… " if before else "") + _lead(f"{sentence} {after}".strip(), limit)
+
+
+def _sentence_with(text: str, words: list[str]) -> tuple[str, str, str] | None:
+    """(before, sentence, after) around the first sentence holding the first of `words`."""
+    at = text.lower().find(words[0].lower()) if words else -1
+    if at < 0:
+        return None
+    start = max(text.rfind(". ", 0, at) + 2, text.rfind("\n", 0, at) + 1, 0)
+    end = text.find(". ", at)
+    end = len(text) if end < 0 else end + 1
+    return text[:start], text[start:end], text[end:]
 
 
 def _lead(text: str | None, limit: int = 240) -> str:
@@ -640,6 +652,8 @@ def _clause_head(plan: Plan, tname: str, scope: str, n: int, found: list[str], l
         who = "、".join(found) if (p.companies or p.sla_ids) and found else ("、".join(p.sla_ids or []) or scope)
         if intent == Intent.DOCUMENT and not (p.companies or p.sla_ids):
             return f"{scope}（{n_comp} 家）的 {agreements} 份协议共有 {n} 个条款，按顺序："
+        if p.mentions and not tname:   # "哪些条款提到了仲裁？"
+            return f"找到 {n_comp} 家公司的 {n} 个提到“{' '.join(p.mentions)}”的条款（{who}）："
         return f"找到 {n_comp} 家公司的 {n} 个{tname or '相关'}条款（{who}）："
     if intent == Intent.DOCUMENT and not (p.companies or p.sla_ids):   # the suppliers a filter picks
         who = scope.replace("suppliers", "supplier", 1) if n_comp == 1 else scope
@@ -667,7 +681,8 @@ def _clause_head(plan: Plan, tname: str, scope: str, n: int, found: list[str], l
     if intent in SEARCH_INTENTS:
         return f"{n} clause{'s' if n != 1 else ''} of {scope} match \"{_quote(p.text)}\" (closest first):"
     mentioning = f" mentioning \"{' '.join(p.mentions)}\"" if p.mentions else ""
-    return f"{n} {tname} clause{'s' if n != 1 else ''}{mentioning} from {n_comp} {scope}:"
+    scope = scope.replace("suppliers", "supplier", 1) if n_comp == 1 and scope.startswith("suppliers") else scope
+    return f"{n} {tname + ' ' if tname else ''}clause{'s' if n != 1 else ''}{mentioning} from {n_comp} {scope}:"
 
 
 def _company_extra(plan: Plan, r: dict, types: list[str]) -> str:

@@ -721,26 +721,76 @@ _MENTION_SCOPE = re.compile(r"\b(?:for|of|from|by|in|at|with|outside|under|acros
 
 
 def _set_mentions(f: QuestionFacts, p: PlanParams) -> None:
-    """"Termination clauses that mention notice": the type's clauses whose text holds the words
-    after "mention" (a plural as its singular, so "periods" finds "period"), or the quoted words."""
+    """"Termination clauses that mention notice": the type's clauses whose text holds the words."""
+    words = _mentioned_words(f)
+    if not words:
+        return
+    p.mentions = words
+    f.linked["mentions"] = list(words)
+    # a place or industry among the words found is what the clauses say, not a filter ("clauses
+    # that mention Kassel"), unless the question also names it before them
+    verb = MENTION_VERB.search(f.q) if f.language != "zh" else _ZH_MENTION.search(f.q)
+    before = f.q[:verb.start()] if verb else f.q
+    for kind in ("countries", "industries", "cities"):
+        found = getattr(f, kind)
+        dropped = {value for value, phrase in found.items()
+                   if any(contains_phrase_ci(w, phrase) for w in words) and not contains_phrase_ci(before, phrase)}
+        if dropped:
+            setattr(p, kind, [v for v in getattr(p, kind) if v not in dropped])
+
+
+def _mentioned_words(f: QuestionFacts) -> list[str] | None:
+    """The words after "mention" (a plural as its singular, so "periods" finds "period"), or the
+    quoted words; in Chinese the word after 提到 / 提及 / 写明 ... in a question naming no type."""
+    if f.language == "zh":
+        return None if f.types else _zh_mentioned(f.q)
     verb = MENTION_VERB.search(f.q)
     if not verb or not _searches_wording(f):
-        return
+        return None
     if f.quoted:
-        p.mentions = [f.quoted[0].strip()]
-    else:
-        tail = _MENTION_SCOPE.sub(" ", CLAUSE_WORDS.sub(" ", f.q[verb.end():]))
-        if CJK.search(tail):
-            return   # Chinese has no word boundaries to require words by
-        said = [m for how in (f.linked.get("clause_types") or {}).values() for m in re.findall(r"'([^']+)'", how)]
-        if any(contains_phrase_ci(tail, phrase) and not contains_phrase_ci(f.q[:verb.start()], phrase)
-               for phrase in said):
-            return   # "which clauses mention termination?": the words name the type asked for
-        words = [w for w in word_tokens(tail) if w not in STOPWORDS and len(w) > 1]
-        if not words:
-            return
-        p.mentions = [w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w for w in words][:6]
-    f.linked["mentions"] = list(p.mentions)
+        return [f.quoted[0].strip()]
+    tail = _MENTION_SCOPE.sub(" ", CLAUSE_WORDS.sub(" ", f.q[verb.end():]))
+    if CJK.search(tail):
+        return None   # Chinese has no word boundaries to require words by
+    said = [m for how in (f.linked.get("clause_types") or {}).values() for m in re.findall(r"'([^']+)'", how)]
+    if any(contains_phrase_ci(tail, phrase) and not contains_phrase_ci(f.q[:verb.start()], phrase)
+           for phrase in said):
+        return None   # "which clauses mention termination?": the words name the type asked for
+    words = [w for w in word_tokens(tail) if w not in STOPWORDS and len(w) > 1]
+    return [_singular_stem(w) for w in words][:6] or None
+
+
+def _singular_stem(word: str) -> str:
+    """What a plural and its singular share, for a substring test: "periods" -> "period",
+    "penalties" -> "penalt" (penalty, penalties)."""
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3]
+    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        return word[:-1]
+    return word
+
+
+# words asked for as written ("mention", "contain the words"), not a provision meant ("contain a penalty")
+LITERAL_MENTION = re.compile(r"\bmention(?:s|ed|ing)?\b|\brefer(?:s|red|ring)?\s+to\b|"
+                             r"\bcontain(?:s|ed|ing)?\s+(?:the\s+)?(?:words?|terms?|phrases?|expressions?|names?)\b", re.I)
+
+
+def _asks_literally(f: QuestionFacts) -> bool:
+    return f.language == "zh" or bool(f.quoted) or bool(LITERAL_MENTION.search(f.q))
+
+
+# 提到 / 提及 / 写明 ... and the word after it, up to 的 / 条款 / the question's end ("哪些条款提到了仲裁？")
+_ZH_MENTION = re.compile(r"(?:提到|提及|写到|写有|写明|载有|含有|出现)(?:了|过)?\s*[“\"「『]?"
+                         r"([\u4e00-\u9fffA-Za-z0-9][\u4e00-\u9fffA-Za-z0-9\-]{1,11}?)[”\"」』]?"
+                         r"(?:这个词|一词|字样|的|条款|内容|吗|[？?。！!，,]|$)")
+_ZH_NOT_A_MENTION = {"合同", "协议", "条款", "内容", "规定", "供应商", "公司"}
+
+
+def _zh_mentioned(q: str) -> list[str] | None:
+    m = _ZH_MENTION.search(q)
+    if not m or m.group(1) in _ZH_NOT_A_MENTION:
+        return None
+    return [m.group(1)]
 
 
 def _searches_wording(f: QuestionFacts) -> bool:
@@ -900,7 +950,12 @@ ROUTES: tuple[Rule, ...] = (
          lambda f: f.has_filters and not (f.named or f.types or f.topic or f.positional or f.counting or f.summing
                                           or _searches_wording(f)) and bool(ASKS_DOCUMENT_CONTENT.search(f.q)),
          Intent.DOCUMENT, Mode.DOCUMENT, "reads the agreements of the suppliers the filters pick, clause by clause"),
-    # 4. no type: wording or a topic means search, filtered by attributes when given
+    # 4. no type: "every clause that mentions arbitration" lists them all, word for word; other
+    # wording or a topic means search, filtered by attributes when given
+    Rule("clauses_mentioning", lambda f: not (f.types or f.positional or f.named) and _asks_literally(f)
+         and bool(_mentioned_words(f)),
+         Intent.ATTRIBUTE_CLAUSES, Mode.ATTRIBUTE, "lists every clause whose text holds the words asked about",
+         _set_mentions),
     Rule("hybrid", lambda f: bool(f.text_query) and bool(f.wording or f.quoted),
          Intent.HYBRID, Mode.HYBRID, "asks about wording: full-text and vector search, fused",
          _set_text(lambda f: f.text_query)),

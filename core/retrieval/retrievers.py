@@ -18,7 +18,7 @@ from core.numerals import roman_numeral, zh_numeral
 from core.types import SPEND_INTENTS, Intent, Mode, Plan
 from core.graph.selectivity import ClauseCounts
 from core.errors import ClauseGraphError
-from core.retrieval.search import DEFAULT_CANDIDATES, DEFAULT_PHRASE_BOOST, DEFAULT_WEIGHTS, fulltext_query
+from core.retrieval.search import DEFAULT_CANDIDATES, DEFAULT_PHRASE_BOOST, DEFAULT_WEIGHTS, fulltext_query, mention_query
 
 MAX_ROWS = 200
 RELAY_K = 6
@@ -238,6 +238,11 @@ class AttributeRetriever(Retriever):
             return self._run(gaps(active - {"types"}, match, spend, present_match=held), params)
         if per_agreement:
             return self._run(q.count_agreements(active - {"types"}, spend, plan.params.agreement_order), params)
+        if params["mentions"] and not params["types"] and intent == Intent.ATTRIBUTE_CLAUSES:
+            params["mention_query"] = mention_query(params["mentions"])
+            if not params["mention_query"]:
+                raise RetrievalError("name the words to find, e.g. 'every clause that mentions arbitration'")
+            return self._run(q.mentioning_clauses(active, spend), params)
         if params["types"] and (intent == Intent.PRESENCE or aggregate):
             return self._run(q.presence_clauses(active - {"types"}, match, spend), params)
         if params["types"]:

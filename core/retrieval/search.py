@@ -113,6 +113,21 @@ def _phrase(words: Sequence[str]) -> str:
     return '"' + " ".join(w.replace("\\", "\\\\").replace('"', '\\"') for w in words) + '"'
 
 
+def mention_query(words: Sequence[str]) -> str:
+    """A Lucene query requiring every word (English words as prefixes, so "period" finds
+    "periods"; a hyphenated word by its parts; Chinese as a phrase), for candidates that a
+    literal check then confirms. "" when nothing is left to search for."""
+    parts = []
+    for word in words:
+        if CJK_RUN.search(word):
+            parts.append(_phrase([word]))
+            continue
+        pieces = [escape_lucene(x) + "*" for x in re.findall(r"[a-z0-9]+", word.lower())]
+        if pieces:
+            parts.append("(" + " AND ".join(pieces) + ")")
+    return " AND ".join(parts)
+
+
 def query_terms(text: str) -> list[tuple[str, bool]]:
     """Content terms of free text, in order, deduplicated: (term, is_chinese_word)."""
     if text is None:

@@ -378,3 +378,13 @@ def test_a_count_ending_in_a_name_that_ends_in_a_stop_gets_no_second_one():
     p = plan("count", mode="document", count_unit="clauses", companies=["Hairui Medical Technology Co., Ltd."])
     answer = compose_answer(p, rows, build_evidence(rows, p))
     assert answer.startswith("2 clauses in the agreements of Hairui Medical Technology Co., Ltd. [S1]"), answer
+
+
+def test_a_clause_listed_for_the_words_it_mentions_is_quoted_from_the_sentence_holding_them():
+    text = "Notices go to the addresses above. " * 15 + "Any dispute is settled by arbitration in Paris. Signed."
+    row = {"company": "Acme Cloud GmbH", "sla_id": "A-1", "clause_id": "A-1#9", "clause_title": "General",
+           "clause_type": "Governing Law", "text": text, "position": 9}
+    p = plan("attribute_clauses", mentions=["arbitration"])
+    answer = compose_answer(p, [row], build_evidence([row], p))
+    assert answer.startswith('1 clause mentioning "arbitration" from 1 supplier:'), answer
+    assert '[S1]: … Any dispute is settled by arbitration in Paris.' in answer

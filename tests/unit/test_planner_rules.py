@@ -29,7 +29,7 @@ EXPECTED_ORDER = (
     "named_count_agreements", "named_agreements", "named_count_clauses", "named_gap", "named_position", "named_neighbour", "named_presence",
     "document_type", "document_topic", "document",
     "type_gap", "type_presence", "attribute_clauses", "clause_type_topic", "clause_type",
-    "filtered_documents", "hybrid", "filtered_agreements", "companies", "total_spend", "relay",
+    "filtered_documents", "clauses_mentioning", "hybrid", "filtered_agreements", "companies", "total_spend", "relay",
 )
 
 
@@ -45,7 +45,8 @@ def test_route_table_is_read_in_its_documented_order():
     ("How many agreements does Kestrel have?", "count", "document", "named_count_agreements"),
     ("Which companies have no agreement?", "no_agreement", "attribute", "no_agreement"),
     ("Compare the termination clauses of all suppliers.", "clause_type", "clause_type", "clause_type"),
-    ("Which clauses mention 'thirty days'?", "hybrid", "hybrid", "hybrid"),
+    ("Which clauses say 'thirty days'?", "hybrid", "hybrid", "hybrid"),
+    ("Which clauses mention 'thirty days'?", "attribute_clauses", "attribute", "clauses_mentioning"),
     ("Does Belmira Payments SA have a termination clause?", "presence", "attribute", "named_presence"),
     ("Which German suppliers have a data protection clause?", "presence", "attribute", "type_presence"),
     ("Total 2024 spend of all suppliers", "sum_spend", "attribute", "companies"),
@@ -74,7 +75,7 @@ def test_route_parameters_are_typed_and_serialise_as_the_old_dict():
                                                    "spend_year", "date_from", "date_to", "type_match"]
     presence = plan_question("Does Belmira Payments SA have a termination clause?", VOCAB).to_dict()["params"]
     assert presence["gap"] is False, "a False route parameter is kept, only unset ones are left out"
-    hybrid = plan_question("Which clauses mention 'thirty days'?", VOCAB).to_dict()["params"]
+    hybrid = plan_question("Which clauses say 'thirty days'?", VOCAB).to_dict()["params"]
     assert hybrid["text"] == "thirty days" and "gap" not in hybrid and "count_unit" not in hybrid
     count = plan_question("How many agreements does Kestrel have?", VOCAB).to_dict()["params"]
     assert count["count_unit"] == "agreements" and count["companies"] == ["Kestrel Logistics GmbH"]
@@ -184,7 +185,8 @@ def test_termination_worded_as_at_will_is_termination_for_convenience():
 
 def test_a_possessive_apostrophe_opens_no_quote():
     p = plan_question("Which German suppliers' clauses contain the phrase 'thirty days'?", VOCAB)
-    assert p.intent == Intent.HYBRID and p.params.text == "thirty days"
+    assert p.intent == Intent.ATTRIBUTE_CLAUSES and p.params.mentions == ["thirty days"]
+    assert p.params.countries == ["Germany"]
 
 
 def test_value_words_inside_the_topic_are_what_clauses_are_about():
@@ -829,7 +831,9 @@ def test_what_the_documents_of_a_group_of_suppliers_contain_reads_them():
     # a topic or wording is still a search, and a type still the type's clauses
     assert plan_question("Do the contracts of Italian suppliers contain a penalty?", VOCAB).intent == Intent.HYBRID
     assert plan_question("What do German suppliers' contracts say about penalties?", VOCAB).intent != Intent.DOCUMENT
-    assert plan_question("Which clauses of German suppliers mention penalties?", VOCAB).intent == Intent.HYBRID
+    p = plan_question("Which clauses of German suppliers mention penalties?", VOCAB)
+    assert (p.intent, p.params.mentions, p.params.countries) == (Intent.ATTRIBUTE_CLAUSES, ["penalt"], ["Germany"])
+    assert plan_question("Do the contracts of German suppliers contain a penalty?", VOCAB).intent == Intent.HYBRID
     assert plan_question("What termination clauses do German suppliers have?", VOCAB).intent != Intent.DOCUMENT
 
 
@@ -1156,3 +1160,21 @@ def test_whose_at_the_start_asks_for_suppliers():
     p = plan_question("Whose governing law does not match where they are based?", VOCAB)
     assert (p.intent, p.params.law_scope) == (Intent.COMPANIES, "foreign"), p.why
     assert plan_question("Whose contracts lack a termination clause?", VOCAB).intent == Intent.GAP
+
+
+@pytest.mark.parametrize("question, words", [
+    ("Show me every clause that mentions arbitration", ["arbitration"]),
+    ("Which clauses mention sub-processors?", ["sub-processor"]),
+    ("Which contracts contain the words 'exclusive supplier'?", ["exclusive supplier"]),
+    ("哪些条款提到了上海？", ["上海"]),
+])
+def test_clauses_that_mention_words_and_name_no_type_are_listed_word_for_word(question, words):
+    p = plan_question(question, VOCAB)
+    assert (p.intent, p.mode, p.params.mentions, p.params.types) == (Intent.ATTRIBUTE_CLAUSES, Mode.ATTRIBUTE, words, []), p.why
+
+
+def test_a_place_among_the_mentioned_words_is_no_filter_unless_named_before_them():
+    p = plan_question("Which clauses mention Hamburg?", VOCAB)
+    assert p.params.mentions == ["hamburg"] and p.params.cities == [], p.params
+    p = plan_question("Which clauses of suppliers in Hamburg mention insolvency?", VOCAB)
+    assert p.params.mentions == ["insolvency"] and p.params.cities == ["Hamburg"], p.params

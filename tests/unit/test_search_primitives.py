@@ -130,3 +130,12 @@ def test_linear_fuse_normalizes_per_method():
     assert scores["C#1"] == pytest.approx(0.5 * 0.3 / 0.9)  # missing from BM25 -> 0 there
     minmax = linear_fuse({"fulltext": ft, "vector": vec}, k=3, weights={"fulltext": 1, "vector": 1})
     assert {h.clause_id: h.score for h in minmax} == pytest.approx({"A#1": 1.5, "B#1": 1.0, "C#1": 0.0})
+
+
+def test_a_mention_query_requires_every_word_as_a_prefix_and_a_chinese_word_as_a_phrase():
+    from core.retrieval.search import mention_query
+
+    assert mention_query(["period"]) == "(period*)"
+    assert mention_query(["sub-processor", "notice"]) == "(sub* AND processor*) AND (notice*)"
+    assert mention_query(["上海"]) == '"上海"'
+    assert mention_query(["--"]) == ""

@@ -255,6 +255,21 @@ LIMIT $limit"""
 MENTIONS = "WHERE all(word IN $mentions WHERE toLower(c.text) CONTAINS word)"
 
 
+def mentioning_clauses(active, spend="spend_latest") -> str:
+    """Every clause whose heading or text holds all of `$mentions` ("every clause that mentions
+    arbitration"), not the few closest in meaning: candidates from the full-text index
+    (`$mention_query`, each word required, as a prefix), then each word checked in the text."""
+    conds = company_conditions(active - {"mentions"}, spend) + agreement_conditions(active)
+    return f"""CALL db.index.fulltext.queryNodes('clause_text', $mention_query) YIELD node AS c
+WITH c WHERE all(word IN $mentions WHERE toLower(coalesce(c.title, '') + ' ' + c.text) CONTAINS word)
+MATCH (co:Company)-[:HAS_SLA]->(s:SLA)-[:HAS_CLAUSE]->(c)
+{where(conds)}
+{PRIMARY_TYPE}
+{CLAUSE_RETURN}
+ORDER BY co.name, s.id, c.position
+LIMIT $limit""".replace("\n\n", "\n")
+
+
 def clause_type_clauses(start: str = "companies", mentions: bool = False) -> str:
     """Clause-type pivot: a type's clauses across agreements, with company context, the first
     `$limit` by company name, agreement and position.
