@@ -846,13 +846,30 @@ def _a_phrase(concept: str) -> bool:
     return " " in concept
 
 
+# "without (giving) a reason" said in Chinese as the taxonomy does not: 不说明理由, 无需任何理由, 不必给出原因
+_ZH_WITHOUT_REASON = re.compile(r"(?:无需|无须|不需要?|不必|不用|无|不|没有?)要?(?:说明|给出|提供|告知|陈述|解释|讲明|任何)*"
+                                r"(?:理由|原因)")
+
+
+# ... and in English: "without giving a reason", "for no reason", "without stating any grounds"
+_EN_WITHOUT_REASON = re.compile(r"\b(?:without|with\s+no|for\s+no)\s+(?:(?:giving|stating|providing|needing|having\s+to\s+give)\s+)?"
+                                r"(?:a\s+|any\s+)?(?:reasons?|justification|grounds?)\b")
+
+
 def narrow_type(name: str, text: str) -> tuple[str, str | None]:
-    """The narrower type the text's wording points to, with the phrase that did; else (name, None)."""
+    """The narrower type the text's wording points to, with the phrase that did; else (name, None).
+    "Without a reason" said otherwise is also read as the taxonomy's "without cause" / 无理由, and
+    named by its own words."""
     tl = text.lower()
-    for narrow, phrases in _specialisations().get(name, []):
-        for phrase, pat in phrases:
-            if pat.search(tl):
-                return narrow, phrase
+    readings = [(tl, None)]
+    for said, canonical in ((_ZH_WITHOUT_REASON, "无理由"), (_EN_WITHOUT_REASON, "without cause")):
+        if m := said.search(tl):
+            readings.append((said.sub(canonical, tl), m.group(0)))
+    for reading, said in readings:
+        for narrow, phrases in _specialisations().get(name, []):
+            for phrase, pat in phrases:
+                if pat.search(reading):
+                    return narrow, said or phrase
     return name, None
 
 

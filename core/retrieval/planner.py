@@ -440,8 +440,14 @@ def _without_agreement_name(rest: str, agreements: dict[str, str] | None) -> str
 def _type_words(type_links: dict[str, str]) -> list[str]:
     """The words that named or described each linked type ("name 'liability'" -> liability; a
     misspelt one as typed)."""
-    return [m.group(1) or m.group(2) for how in type_links.values()
-            if (m := re.fullmatch(r"(?:name|keyword|topic) '(.+)'|spelling '(.+?)' read as '.+'", how))]
+    words = []
+    for how in type_links.values():
+        head, _, narrowed = how.partition(", narrowed by '")
+        if m := re.fullmatch(r"(?:name|keyword|topic) '(.+)'|spelling '(.+?)' read as '.+'", head):
+            words.append(m.group(1) or m.group(2))
+        if narrowed:   # "keyword '解除', narrowed by '无理由'": the narrowing words named the type too
+            words.append(narrowed.removesuffix("'"))
+    return words
 
 
 def _settle_shared_words(q: str, found: dict[str, str], types: list[str], type_links: dict[str, str],

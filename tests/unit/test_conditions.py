@@ -305,3 +305,18 @@ def test_a_law_said_to_differ_from_the_suppliers_own_country_is_foreign(question
 def test_the_suppliers_own_country_without_a_law_word_or_a_mismatch_is_no_law_scope():
     assert cond.law_scope("Which suppliers in their home country lack a governing law clause?") is None
     assert cond.law_scope("Which suppliers outside the EU have a termination clause?") is None
+
+
+@pytest.mark.parametrize("text, said", [
+    ("哪些供应商可以不说明理由就解除合同？", "不说明理由"),
+    ("哪些供应商的合同无需任何理由即可解除？", "无需任何理由"),
+    ("which suppliers can we terminate without giving a reason?", "without giving a reason"),
+    ("which contracts can we end for no reason?", "for no reason"),
+])
+def test_without_a_reason_in_other_words_narrows_termination_to_convenience(text, said):
+    assert cond.narrow_type("Termination", text) == ("Termination for Convenience", said)
+
+
+def test_a_reason_not_negated_narrows_nothing():
+    assert cond.narrow_type("Termination", "因不可抗力原因解除合同的") == ("Termination", None)
+    assert cond.narrow_type("Termination", "terminate for the reasons listed in section 4") == ("Termination", None)

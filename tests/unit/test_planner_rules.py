@@ -1178,3 +1178,12 @@ def test_a_place_among_the_mentioned_words_is_no_filter_unless_named_before_them
     assert p.params.mentions == ["hamburg"] and p.params.cities == [], p.params
     p = plan_question("Which clauses of suppliers in Hamburg mention insolvency?", VOCAB)
     assert p.params.mentions == ["insolvency"] and p.params.cities == ["Hamburg"], p.params
+
+
+def test_the_words_that_narrowed_a_type_negate_nothing():
+    # "无理由" narrows Termination; its 无 is no gap, while 没有 before it is one
+    p = plan_question("哪些合同可以无理由解除？", VOCAB)
+    assert (p.intent, p.params.types) == (Intent.PRESENCE, ["Termination for Convenience"]), p.why
+    assert plan_question("哪些供应商没有约定无理由解除？", VOCAB).intent == Intent.GAP
+    p = plan_question("Which suppliers can we terminate without giving a reason?", VOCAB)
+    assert (p.intent, p.params.types) == (Intent.PRESENCE, ["Termination for Convenience"]), p.why
