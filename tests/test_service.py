@@ -329,7 +329,7 @@ def test_the_closest_clauses_of_a_named_agreement_hold_the_questions_own_words_f
                                             ("哪些条款提到了门店？", "门店")])
 def test_every_clause_that_mentions_a_word_is_listed_not_only_the_closest(graph, question, word):
     r = ask(question, db=graph, log=False)
-    assert (r.plan.intent, r.plan.params.mentions) == ("attribute_clauses", [word]), r.plan.why
+    assert (r.plan.intent, r.plan.params.mentions) == ("hybrid", [word]), r.plan.why
     holding = {row["id"] for row in graph.read(
         "MATCH (c:Clause) WHERE toLower(coalesce(c.title, '') + ' ' + c.text) CONTAINS $w RETURN c.id AS id", {"w": word})}
     assert len(holding) >= 2 and {e.clause_id for e in r.evidence} == holding, r.answer

@@ -653,7 +653,7 @@ def _clause_head(plan: Plan, tname: str, scope: str, n: int, found: list[str], l
         if intent == Intent.DOCUMENT and not (p.companies or p.sla_ids):
             return f"{scope}（{n_comp} 家）的 {agreements} 份协议共有 {n} 个条款，按顺序："
         if p.mentions and not tname:   # "哪些条款提到了仲裁？"
-            return f"找到 {n_comp} 家公司的 {n} 个提到“{' '.join(p.mentions)}”的条款（{who}）："
+            return f"找到 {n_comp} 家公司的 {n} 个提到“{' '.join(p.mentions)}”的条款" + (f"（{who}）" if who != "供应商" else "") + "："
         return f"找到 {n_comp} 家公司的 {n} 个{tname or '相关'}条款（{who}）："
     if intent == Intent.DOCUMENT and not (p.companies or p.sla_ids):   # the suppliers a filter picks
         who = scope.replace("suppliers", "supplier", 1) if n_comp == 1 else scope
@@ -678,7 +678,7 @@ def _clause_head(plan: Plan, tname: str, scope: str, n: int, found: list[str], l
             return f"{place} of {owner}:"
         verb = "has" if _one_owner(owner) else "have"
         return f"{owner[0].upper() + owner[1:]} {verb} {n} {tname} clause{'s' if n != 1 else ''}:"
-    if intent in SEARCH_INTENTS:
+    if intent in SEARCH_INTENTS and not p.mentions:
         return f"{n} clause{'s' if n != 1 else ''} of {scope} match \"{_quote(p.text)}\" (closest first):"
     mentioning = f" mentioning \"{' '.join(p.mentions)}\"" if p.mentions else ""
     scope = scope.replace("suppliers", "supplier", 1) if n_comp == 1 and scope.startswith("suppliers") else scope
@@ -806,6 +806,8 @@ def _nothing(plan: Plan, tname: str, scope: str, lang: str) -> str:
             return f"没有{scope}的协议缺少{tname}条款：所有符合条件的协议都有该条款。"
         if intent == Intent.GAP:
             return f"没有{scope}缺少{tname}条款：所有符合条件的供应商都有该条款。"
+        if intent in SEARCH_INTENTS and plan.params.mentions:
+            return f"没有{scope}的条款提到“{' '.join(plan.params.mentions)}”。"
         if intent in SEARCH_INTENTS:
             return f"没有{scope}的条款与“{_quote(plan.params.text)}”相关。"
         who = "、".join(plan.params.companies or plan.params.sla_ids or [])
@@ -829,6 +831,8 @@ def _nothing(plan: Plan, tname: str, scope: str, lang: str) -> str:
         return f"No {tname + ' ' if tname else ''}clause found in {_owner(plan.params.companies or [], plan.params.sla_ids)}."
     if intent == Intent.NEXT_CLAUSE:
         return "No such clause found: the anchor clause was not found or is the last one."
+    if intent in SEARCH_INTENTS and plan.params.mentions:
+        return f"No clause of {scope} mentions \"{' '.join(plan.params.mentions)}\"."
     if intent in SEARCH_INTENTS:
         return f"No clause of {scope} is about \"{_quote(plan.params.text)}\"."
     if intent in {Intent.COMPANIES, Intent.COUNT} and not tname:

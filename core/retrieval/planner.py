@@ -960,8 +960,8 @@ ROUTES: tuple[Rule, ...] = (
     # wording or a topic means search, filtered by attributes when given
     Rule("clauses_mentioning", lambda f: not (f.types or f.positional or f.named) and _asks_literally(f)
          and bool(_mentioned_words(f)),
-         Intent.ATTRIBUTE_CLAUSES, Mode.ATTRIBUTE, "lists every clause whose text holds the words asked about",
-         _set_mentions),
+         Intent.HYBRID, Mode.HYBRID, "asks for wording: every clause whose text holds the words (full-text index, "
+         "then word for word)", _set_mentions),
     Rule("hybrid", lambda f: bool(f.text_query) and bool(f.wording or f.quoted),
          Intent.HYBRID, Mode.HYBRID, "asks about wording: full-text and vector search, fused",
          _set_text(lambda f: f.text_query)),

@@ -238,11 +238,6 @@ class AttributeRetriever(Retriever):
             return self._run(gaps(active - {"types"}, match, spend, present_match=held), params)
         if per_agreement:
             return self._run(q.count_agreements(active - {"types"}, spend, plan.params.agreement_order), params)
-        if params["mentions"] and not params["types"] and intent == Intent.ATTRIBUTE_CLAUSES:
-            params["mention_query"] = mention_query(params["mentions"])
-            if not params["mention_query"]:
-                raise RetrievalError("name the words to find, e.g. 'every clause that mentions arbitration'")
-            return self._run(q.mentioning_clauses(active, spend), params)
         if params["types"] and (intent == Intent.PRESENCE or aggregate):
             return self._run(q.presence_clauses(active - {"types"}, match, spend), params)
         if params["types"]:
@@ -364,8 +359,17 @@ class HybridRetriever(Retriever):
     name = Mode.HYBRID
 
     def retrieve(self, plan: Plan, embed=None) -> Retrieval:
-        text, vector, t_embed = self._embed_topic(plan, embed, "hybrid mode needs words to search for")
         params = base_params(plan)
+        if params["mentions"] and not params["types"]:
+            # "every clause that mentions arbitration": all of them, word for word, not the closest few
+            params["mention_query"] = mention_query(params["mentions"])
+            active = active_filters(params)
+            res = self._run(q.mentioning_clauses(active, params["spend_key"], indexed=bool(params["mention_query"])),
+                            params)
+            res.trace = [{"strategy": "mentions", "words": params["mentions"],
+                          "fulltext_query": params["mention_query"] or None, "returned": len(res.rows)}]
+            return res
+        text, vector, t_embed = self._embed_topic(plan, embed, "hybrid mode needs words to search for")
         lucene = fulltext_query(text, phrase_boost=DEFAULT_PHRASE_BOOST)
         params.update(vector=vector, query=lucene, candidates=max(DEFAULT_CANDIDATES, self.k), k=self.k,
                       per_agreement=RELAY_PER_AGREEMENT, w_fulltext=DEFAULT_WEIGHTS["fulltext"],

@@ -113,16 +113,24 @@ def _phrase(words: Sequence[str]) -> str:
     return '"' + " ".join(w.replace("\\", "\\\\").replace('"', '\\"') for w in words) + '"'
 
 
+# the English stop words Lucene's analyzers leave out of the index
+LUCENE_STOPWORDS = frozenset("a an and are as at be but by for if in into is it no not of on or such that the their "
+                             "then there these they this to was will with".split())
+
+
 def mention_query(words: Sequence[str]) -> str:
     """A Lucene query requiring every word (English words as prefixes, so "period" finds
     "periods"; a hyphenated word by its parts; Chinese as a phrase), for candidates that a
-    literal check then confirms. "" when nothing is left to search for."""
+    literal check then confirms. "" when no word can be searched in the index ("IT")."""
     parts = []
     for word in words:
         if CJK_RUN.search(word):
             parts.append(_phrase([word]))
             continue
-        pieces = [escape_lucene(x) + "*" for x in re.findall(r"[a-z0-9]+", word.lower())]
+        # pieces the analyzer does not index (stop words, one or two letters: the "it" of
+        # "IT-Grundschutz") are left to the literal check
+        pieces = [escape_lucene(x) + "*" for x in re.findall(r"[a-z0-9]+", word.lower())
+                  if len(x) > 2 and x not in LUCENE_STOPWORDS]
         if pieces:
             parts.append("(" + " AND ".join(pieces) + ")")
     return " AND ".join(parts)

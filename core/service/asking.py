@@ -140,7 +140,8 @@ def _run_plan(plan: Plan, db: Database, result: Result, asked: str | None = None
     if plan.mode == Mode.ATTRIBUTE and plan.intent not in ATTRIBUTE_INTENTS:
         plan.intent = Intent.ATTRIBUTE_CLAUSES if plan.params.types else Intent.COMPANIES
     t0 = time.perf_counter()
-    reranking = plan.mode in SEARCH_MODES and rerank.rerank_enabled()
+    # a list of every clause holding the asked words is complete, not a ranking to cut
+    reranking = plan.mode in SEARCH_MODES and rerank.rerank_enabled() and not plan.params.mentions
     try:
         candidates = rerank.rerank_candidates() if reranking else None
         retrieval = RETRIEVERS[plan.mode](db, candidates=candidates).retrieve(plan, embed=_embed_fn())

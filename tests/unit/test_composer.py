@@ -384,7 +384,7 @@ def test_a_clause_listed_for_the_words_it_mentions_is_quoted_from_the_sentence_h
     text = "Notices go to the addresses above. " * 15 + "Any dispute is settled by arbitration in Paris. Signed."
     row = {"company": "Acme Cloud GmbH", "sla_id": "A-1", "clause_id": "A-1#9", "clause_title": "General",
            "clause_type": "Governing Law", "text": text, "position": 9}
-    p = plan("attribute_clauses", mentions=["arbitration"])
+    p = plan("hybrid", mode="hybrid", mentions=["arbitration"])
     answer = compose_answer(p, [row], build_evidence([row], p))
     assert answer.startswith('1 clause mentioning "arbitration" from 1 supplier:'), answer
     assert '[S1]: … Any dispute is settled by arbitration in Paris.' in answer

@@ -138,4 +138,5 @@ def test_a_mention_query_requires_every_word_as_a_prefix_and_a_chinese_word_as_a
     assert mention_query(["period"]) == "(period*)"
     assert mention_query(["sub-processor", "notice"]) == "(sub* AND processor*) AND (notice*)"
     assert mention_query(["上海"]) == '"上海"'
-    assert mention_query(["--"]) == ""
+    assert mention_query(["--"]) == "" and mention_query(["IT"]) == ""
+    assert mention_query(["it-grundschutz"]) == "(grundschutz*)"

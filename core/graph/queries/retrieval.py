@@ -255,12 +255,15 @@ LIMIT $limit"""
 MENTIONS = "WHERE all(word IN $mentions WHERE toLower(c.text) CONTAINS word)"
 
 
-def mentioning_clauses(active, spend="spend_latest") -> str:
+def mentioning_clauses(active, spend="spend_latest", indexed: bool = True) -> str:
     """Every clause whose heading or text holds all of `$mentions` ("every clause that mentions
     arbitration"), not the few closest in meaning: candidates from the full-text index
-    (`$mention_query`, each word required, as a prefix), then each word checked in the text."""
+    (`$mention_query`, each word required, as a prefix), then each word checked in the text;
+    words the index cannot find ("IT") are checked in every clause (`indexed=False`)."""
     conds = company_conditions(active - {"mentions"}, spend) + agreement_conditions(active)
-    return f"""CALL db.index.fulltext.queryNodes('clause_text', $mention_query) YIELD node AS c
+    found = ("CALL db.index.fulltext.queryNodes('clause_text', $mention_query) YIELD node AS c" if indexed
+             else "MATCH (c:Clause)")
+    return f"""{found}
 WITH c WHERE all(word IN $mentions WHERE toLower(coalesce(c.title, '') + ' ' + c.text) CONTAINS word)
 MATCH (co:Company)-[:HAS_SLA]->(s:SLA)-[:HAS_CLAUSE]->(c)
 {where(conds)}
