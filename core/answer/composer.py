@@ -109,13 +109,15 @@ def build_subgraph(rows: list[dict], evidence: list[Evidence]) -> dict:
         for (p1, c1), (p2, c2) in zip(items, items[1:]):
             if p2 == p1 + 1:
                 edge(f"clause:{c1}", f"clause:{c2}", "NEXT")
-    # company-level answers: show which required types are missing/present
+    # gap answers: which required types are missing, from the agreement when the gap is one
+    # agreement's ("which contracts lack ..."), else from the company
     for row in rows:
-        comp = row.get("company")
-        if comp and f"company:{comp}" in nodes:
+        comp, sla = row.get("company"), row.get("sla_id")
+        owner = f"sla:{sla}" if sla and not row.get("clause_id") and f"sla:{sla}" in nodes else f"company:{comp}"
+        if owner in nodes:
             for t in row.get("missing") or []:
                 node(f"type:{t}", "ClauseType", t)
-                edge(f"company:{comp}", f"type:{t}", "MISSING")
+                edge(owner, f"type:{t}", "MISSING")
     return {"nodes": list(nodes.values()), "edges": edges}
 
 

@@ -388,3 +388,11 @@ def test_a_clause_listed_for_the_words_it_mentions_is_quoted_from_the_sentence_h
     answer = compose_answer(p, [row], build_evidence([row], p))
     assert answer.startswith('1 clause mentioning "arbitration" from 1 supplier:'), answer
     assert '[S1]: … Any dispute is settled by arbitration in Paris.' in answer
+
+
+def test_subgraph_of_a_gap_of_agreements_draws_the_missing_type_from_the_agreement():
+    rows = [{"company": "Acme Cloud GmbH", "sla_id": "ACME-2", "spend": 1, "missing": ["Governing Law"]}]
+    p = plan("gap", types=["Governing Law"], gap=True, count_unit="agreements")
+    g = build_subgraph(rows, build_evidence(rows, p))
+    edges = {(e["source"], e["target"], e["type"]) for e in g["edges"]}
+    assert edges == {("company:Acme Cloud GmbH", "sla:ACME-2", "HAS_SLA"), ("sla:ACME-2", "type:Governing Law", "MISSING")}
