@@ -336,12 +336,7 @@ def type_gaps(active, match: str = "all", spend="spend_latest", present_match: s
     question holds it (any clause typed so), lacked as a gap is (no confident clause).
     """
     conds = company_conditions(active, spend) + ["co.n_agreements > 0"] + agreement_exists(active)
-    lacked = "$gap_types" if present_match else "$types"
-    selected = "size(missing) > 0" if match == "any" else f"size(missing) = size({lacked})"
-    if present_match:
-        # held as the presence question holds a type: any clause typed so, as its answer lists
-        held = "any" if present_match == "any" else "all"
-        selected += f" AND {held}(required IN $present_types WHERE required IN typed)"
+    lacked, selected = _gap_selection(match, present_match)
     return f"""MATCH (co:Company)
 {where(conds)}
 {confident_types()}
@@ -356,17 +351,24 @@ RETURN co.name AS company, co.country AS country, co.industry AS industry, spend
 ORDER BY spend DESC, company"""
 
 
+def _gap_selection(match: str, present_match: str | None) -> tuple[str, str]:
+    """The list of lacked types, and the condition on `missing` (and `typed`) a gap row meets."""
+    lacked = "$gap_types" if present_match else "$types"
+    selected = "size(missing) > 0" if match == "any" else f"size(missing) = size({lacked})"
+    if present_match:
+        # held as the presence question holds a type: any clause typed so, as its answer lists
+        held = "any" if present_match == "any" else "all"
+        selected += f" AND {held}(required IN $present_types WHERE required IN typed)"
+    return lacked, selected
+
+
 def agreement_gaps(active, match: str = "all", spend="spend_latest", present_match: str | None = None) -> str:
     """`type_gaps` one agreement at a time ("which contracts have no governing-law clause?"): a
     supplier with two agreements is listed for the one that lacks the type even when the other has
     it. The same definition of a gap, read from the agreement's own clauses (`low_confidence_edge`,
     as the per-company counts are built); `review_only` / `review_clause_ids` as `type_gaps` gives."""
     conds = company_conditions(active, spend)
-    lacked = "$gap_types" if present_match else "$types"
-    selected = "size(missing) > 0" if match == "any" else f"size(missing) = size({lacked})"
-    if present_match:
-        held = "any" if present_match == "any" else "all"
-        selected += f" AND {held}(required IN $present_types WHERE required IN typed)"
+    lacked, selected = _gap_selection(match, present_match)
     return f"""MATCH (co:Company)
 {where(conds)}
 MATCH (co)-[:HAS_SLA]->(s:SLA)
