@@ -212,9 +212,11 @@ def _zh_value(kind: str, value: str) -> str:
     """A country or industry in Chinese, from the lexicon's Chinese synonyms (else as stored)."""
     from core.retrieval.linking import CJK, lexicon
 
-    for canon, syns in lexicon().get(kind, {}).items():
-        if canon.lower() == str(value).lower():
-            return next((x for x in syns if CJK.search(x)), value)
+    # a governing law is said by a country or a jurisdiction ("England and Wales": 英格兰)
+    for table in (kind, "jurisdictions") if kind == "countries" else (kind,):
+        for canon, syns in lexicon().get(table, {}).items():
+            if canon.lower() == str(value).lower():
+                return next((x for x in syns if CJK.search(x)), value)
     return value
 
 
@@ -236,7 +238,7 @@ def describe_filters_zh(plan: Plan) -> str:
     if p.spend_max is not None:
         parts.append(f"{year}支出低于 {_money(p.spend_max)}")
     if p.governing_laws:
-        parts.append("适用" + "/".join(p.governing_laws) + "法律")
+        parts.append("适用" + "/".join(_zh_value("countries", law) for law in p.governing_laws) + "法律")
     if p.law_scope:
         parts.append("适用供应商本国以外的法律" if p.law_scope == "foreign" else "适用供应商本国法律")
     if p.agreements_min or p.agreements_max:

@@ -26,6 +26,7 @@ import dataclasses
 import hashlib
 import json
 import os
+import re
 import threading
 from dataclasses import dataclass, field
 from typing import Sequence
@@ -203,6 +204,25 @@ def _with_provision(lab: TypeLabel, p: ProvisionLabel | None) -> TypeLabel:
     return dataclasses.replace(lab, start=p.start, end=p.end)
 
 
+TERMINATION_FOR_CONVENIENCE = "Termination for Convenience"
+# a renewal term that goes on unless notice is given, or a notice of non-renewal: ending the agreement
+# at the close of such a period is a non-renewal, which CUAD's lawyers label apart ("Notice Period to
+# Terminate Renewal") and the product's readers do not count as termination for convenience either
+# (a termination right "during the initial term or any renewal term" is no such sentence)
+NON_RENEWAL = re.compile(r"\bnon-?renewal\b|\bnot\s+to\s+renew\b|"
+                         r"\b(?:renew\w*|successive|continu\w*|extend\w*)\b[^.;]{0,120}\bunless\b|"
+                         r"\bunless\b[^.;]{0,120}\brenew\w*|不再续|自动续|自动延续|自动顺延", re.I)
+
+
+def _renewal_is_not_convenience(labels: list[ProvisionLabel]) -> list[ProvisionLabel]:
+    """A Termination for Convenience found in a sentence about a renewal term ("continues for
+    successive periods of two years unless terminated with twelve months' notice") is review
+    evidence, not a type: the provision model, trained on few such sentences, scores them high."""
+    return [dataclasses.replace(lab, confident=False)
+            if lab.type == TERMINATION_FOR_CONVENIENCE and lab.confident and NON_RENEWAL.search(lab.sentence) else lab
+            for lab in labels]
+
+
 class ClauseTyper:
     """Types clauses in batches: one section-classifier call and one provision call for all."""
 
@@ -234,6 +254,7 @@ class ClauseTyper:
         for i, labels in zip(english, found):
             provisions[i] = [self._weakly_learned(lab) for lab in labels]
         provisions = self._beside_the_section(sections, provisions, embedder)
+        provisions = [_renewal_is_not_convenience(labels) for labels in provisions]
         for i in english:
             if sections[i].type in self.supervised:
                 sections[i] = _uncorroborated_to_review(sections[i], provisions[i])

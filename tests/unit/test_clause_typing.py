@@ -274,3 +274,19 @@ def test_the_section_verdict_is_marked_as_such_on_its_edge():
     unbacked = combine(_section("Termination", 0.3), [_prov("Termination", 0.1, 10, 80, confident=False)])
     assert unbacked.primary.by_section is True
     assert meets_requirement(True, "manual", 0.1, True) and meets_requirement(False, "hybrid", 0.1, True)
+
+
+def test_a_termination_for_convenience_read_in_a_non_renewal_sentence_is_review_evidence():
+    from core.ingest.provisions import ProvisionLabel
+    from core.ingest.typing import _renewal_is_not_convenience
+
+    def label(sentence):
+        return ProvisionLabel("Termination for Convenience", 0.3, 0, len(sentence), sentence, "sentence")
+
+    renewal = label("The agreement then continues for successive periods of two years unless terminated with "
+                    "twelve months' notice before the end of a period.")
+    zh = label("合同期满后自动续期一年，除非一方提前三十日书面通知不再续约。")
+    at_will = label("Either party may terminate this Agreement during the initial term or any renewal term on "
+                    "30 days' notice.")
+    out = _renewal_is_not_convenience([renewal, zh, at_will])
+    assert [lab.confident for lab in out] == [False, False, True]

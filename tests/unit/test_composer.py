@@ -396,3 +396,11 @@ def test_subgraph_of_a_gap_of_agreements_draws_the_missing_type_from_the_agreeme
     g = build_subgraph(rows, build_evidence(rows, p))
     edges = {(e["source"], e["target"], e["type"]) for e in g["edges"]}
     assert edges == {("company:Acme Cloud GmbH", "sla:ACME-2", "HAS_SLA"), ("sla:ACME-2", "type:Governing Law", "MISSING")}
+
+
+def test_a_law_named_by_a_jurisdiction_is_said_in_chinese_too():
+    rows = [{"company": "Cloudbridge Data Ltd", "sla_id": "SLA-009", "service_name": "Data Platform",
+             "effective_date": "2023-06-01", "governing_law": "England and Wales", "spend": 1}]
+    p = plan("count", language="zh", count_unit="agreements", governing_laws=["England and Wales"])
+    answer = compose_answer(p, rows, build_evidence(rows, p))
+    assert "适用英格兰法律的供应商" in answer and "；适用英格兰法律" in answer and "England" not in answer
