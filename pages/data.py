@@ -17,14 +17,14 @@ upload_tab, review_tab, stats_tab = st.tabs(["Load a corpus", "Classification re
 # ---- upload and ingest ---------------------------------------------------------------
 with upload_tab:
     st.markdown("A corpus is `companies.csv`, `addresses.csv`, `spend.csv`, `agreements.csv` and the "
-                "agreement files (`.md`/`.txt`) in `contracts/`; optionally `rates.csv` (`currency,year,rate`) "
+                "agreement files (`.md`/`.txt`, or `.htm` filings) in `contracts/`; optionally `rates.csv` (`currency,year,rate`) "
                 "for spend in other currencies. Upload it as one zip or as individual files.")
     how = st.radio("Upload as", ["Zip archive", "Individual files"], horizontal=True, key="data_how")
     if how == "Zip archive":
         upload = st.file_uploader("Corpus zip", type=["zip"], key="data_zip")
         files = [upload] if upload else []
     else:
-        files = st.file_uploader("Corpus files", type=["csv", "md", "markdown", "txt"], accept_multiple_files=True,
+        files = st.file_uploader("Corpus files", type=["csv", "md", "markdown", "txt", "htm", "html"], accept_multiple_files=True,
                                  key="data_files") or []
     reset = st.checkbox("Empty the graph first", value=False, key="data_reset",
                         help="Otherwise the corpus is merged: unchanged agreements are skipped, changed ones replaced.")

@@ -19,6 +19,7 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 
 from core.ingest.cleaning import dedupe_clauses
 from core.ingest.drafts import ClauseDraft, SplitResult
+from core.ingest.html_text import HTML_SUFFIXES, html_to_text, looks_like_html
 from core.ingest.splitter import split_contract
 
 
@@ -676,8 +677,9 @@ class _Reader:
             return None
         rel = path.relative_to(self.root).as_posix()
         ref = f"agreement '{agreement.sla_id}' (agreements.csv line {agreement.line}) rejected"
-        if path.suffix.lower() not in (".md", ".txt"):
-            self.problem(rel, None, f"unexpected file type '{path.suffix}' (expected .md or .txt); read as text", "warning")
+        if path.suffix.lower() not in (".md", ".txt", *HTML_SUFFIXES):
+            self.problem(rel, None, f"unexpected file type '{path.suffix}' (expected .md, .txt or .htm); read as text",
+                         "warning")
         size = path.stat().st_size
         if size > self.max_file_bytes:
             self.problem(rel, None, f"file is {size:,} bytes, over the limit of {self.max_file_bytes:,} "
@@ -694,8 +696,11 @@ class _Reader:
         except ValueError as exc:
             self.problem(rel, None, f"{exc}; {ref}")
             return None
+        markup = path.suffix.lower() in HTML_SUFFIXES or looks_like_html(text)
+        if markup:
+            text = html_to_text(text)   # an EDGAR .htm filing: its text as a browser lays it out
         if not text.strip():
-            self.problem(rel, None, f"file contains only whitespace; {ref}")
+            self.problem(rel, None, f"file contains only {'markup and ' if markup else ''}whitespace; {ref}")
             return None
         split = split_contract(text)
         if not split.clauses:   # only page numbers and running heads: nothing to read

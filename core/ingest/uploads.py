@@ -17,7 +17,7 @@ from core.errors import ClauseGraphError
 MAX_UPLOAD_BYTES = 200 * 1024 * 1024
 MAX_ZIP_MEMBERS = 20_000
 CORPUS_TABLES = ("companies.csv", "addresses.csv", "spend.csv", "agreements.csv", "rates.csv")
-CONTRACT_SUFFIXES = (".md", ".markdown", ".txt")
+CONTRACT_SUFFIXES = (".md", ".markdown", ".txt", ".htm", ".html")
 
 
 class UnsafeArchive(ClauseGraphError, ValueError):
@@ -104,5 +104,5 @@ def save_uploaded_files(files: list[tuple[str, bytes]], dest: Path, max_bytes: i
         elif base.lower().endswith(CONTRACT_SUFFIXES):
             (dest / "contracts" / base).write_bytes(data)
         else:
-            notes.append(f"{base}: ignored (expected {', '.join(CORPUS_TABLES)} or .md/.txt contracts)")
+            notes.append(f"{base}: ignored (expected {', '.join(CORPUS_TABLES)} or .md/.txt/.htm contracts)")
     return notes

@@ -300,3 +300,30 @@ def test_contract_without_headings_is_accepted_by_paragraphs_and_unreadable_ones
     assert not [p for p in corpus.problems if p.file == "contracts/ok.md"]
     find(corpus, "contracts/blank.txt", None, "only whitespace", "EMPTY")
     find(corpus, "contracts/pages.txt", None, "no text left", "JUNK")
+
+
+def test_an_html_filing_is_read_as_its_rendered_text(tmp_path):
+    """EDGAR filings are mostly .htm: tags, entities and styles are no clause text, and the
+    headings inside <p><b>…</b></p> are found as in a .txt filing."""
+    html = (Path(__file__).resolve().parent.parent / "fixtures" / "edgar-style-filing.htm").read_bytes()
+    root = make_corpus(tmp_path, [("H1", "filing.htm"), ("H2", "sniffed.txt")],
+                       {"filing.htm": html, "sniffed.txt": html})
+    corpus = read_corpus(root, max_file_bytes=100_000)
+    assert not corpus.errors and not problems_for(corpus, "contracts/filing.htm")
+    for sla in ("H1", "H2"):   # by its name, or by its content whatever the name
+        contract = corpus.texts[sla]
+        assert contract.split.segmentation == "headings"
+        assert [c.title for c in contract.clauses] == ["TERM AND TERMINATION", "MISCELLANEOUS"]
+        body = " ".join(c.text for c in contract.clauses)
+        assert "governed by the laws of the State of Delaware" in body and "on ninety (90) days" in body
+        assert "<" not in body and "&nbsp;" not in body and "margin" not in body
+
+
+def test_html_to_text_lays_out_blocks_cells_and_hidden_parts():
+    from core.ingest.html_text import html_to_text, looks_like_html
+
+    html = ("<html><head><script>var x = 1;</script></head><body><div>One&nbsp;two<br>three</div>"
+            "<table><tr><td>a</td><td>b</td></tr></table><pre>  kept   spaces</pre></body></html>")
+    assert html_to_text(html) == "One two\nthree\n\na  b\n\nkept   spaces\n"
+    assert looks_like_html("<!DOCTYPE html><html>") and looks_like_html("  <html lang='en'>")
+    assert not looks_like_html("1. Scope <b>bold</b> text") and not looks_like_html("# Title\n<html> mentioned")
