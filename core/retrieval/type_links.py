@@ -150,7 +150,9 @@ def link_clause_types(question: str, by_meaning: bool = True) -> tuple[list[str]
                 # body keywords count only when they describe a clause, not a company or a topic,
                 # and not a clause another type already names ("outside Europe lack a force majeure
                 # clause": "euro*" is no Payment clause)
-                described = re.search(r"(?<![a-z])" + stem + r"(?![a-z])[\w\s-]{0,25}\b(clauses?|provisions?|sections?|terms)\b",
+                # ... a clause or what one holds: "uptime commitments", "security requirements"
+                described = re.search(r"(?<![a-z])" + stem + r"(?![a-z])[\w\s-]{0,25}\b(clauses?|provisions?|sections?|terms|"
+                                      r"commitments?|obligations?|guarantees?|undertakings?|requirements?|promises?)\b",
                                       q[hit.start():]) if hit else None
                 if described and any(hit.end() <= a < hit.start() + described.start(1) for a, _b in en_spans.values()):
                     described = None

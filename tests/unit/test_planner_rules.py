@@ -1188,3 +1188,11 @@ def test_the_words_that_narrowed_a_type_negate_nothing():
     assert plan_question("哪些供应商没有约定无理由解除？", VOCAB).intent == Intent.GAP
     p = plan_question("Which suppliers can we terminate without giving a reason?", VOCAB)
     assert (p.intent, p.params.types) == (Intent.PRESENCE, ["Termination for Convenience"]), p.why
+
+
+def test_a_keyword_before_what_a_clause_holds_names_its_type_beside_a_named_one():
+    from core.retrieval.type_links import link_clause_types
+
+    types, how, _ = link_clause_types("suppliers with both service credits and uptime commitments", by_meaning=False)
+    assert types == ["Service Credits", "Availability"] and how["Availability"] == "keyword 'uptime'"
+    assert link_clause_types("Which vendors give an uptime guarantee?", by_meaning=False)[0] == ["Availability"]
