@@ -336,6 +336,18 @@ def test_every_clause_that_mentions_a_word_is_listed_not_only_the_closest(graph,
     assert graph.read(r.cypher, r.params) == r.rows
 
 
+def test_the_agreements_that_never_mention_a_word_are_the_others(graph):
+    r = ask("Which contracts don't mention Singapore?", db=graph, log=False)
+    assert (r.plan.intent, r.plan.params.count_unit, r.plan.params.mentions) == ("count", "agreements", ["singapore"])
+    holding = {row["id"] for row in graph.read(
+        "MATCH (s:SLA)-[:HAS_CLAUSE]->(c:Clause) WHERE toLower(coalesce(c.title, '') + ' ' + c.text) CONTAINS 'singapore' "
+        "RETURN DISTINCT s.id AS id")}
+    every = {row["id"] for row in graph.read("MATCH (s:SLA) RETURN s.id AS id")}
+    listed = {row["sla_id"] for row in r.rows}
+    assert holding and listed and listed == every - holding, r.answer
+    assert r.answer.startswith(f"{len(listed)} agreements none of whose clauses mentions \"singapore\"")
+
+
 def test_unmappable_question_says_so(graph):
     r = ask("What is the airspeed velocity of an unladen swallow", db=graph, log=False)
     assert r.plan.intent in {"unknown", "relay", "hybrid"}

@@ -342,12 +342,16 @@ def _compose(plan: Plan, rows: list[dict], evidence: list[Evidence]) -> str:
             if unit == "agreements":
                 n = len({r.get("sla_id") for r in rows})
                 if lang == "zh":
-                    what = (f"份缺少{tname}条款的协议" if p.gap and tname else "份协议") + _agreements_scope_zh(plan)
+                    what = (f"份缺少{tname}条款的协议" if p.gap and tname else
+                            f"份没有提到“{' '.join(p.mentions)}”的协议" if p.mentions and not tname else "份协议"
+                            ) + _agreements_scope_zh(plan)
                 else:
                     filters = describe_filters(plan, of_agreements=True)
                     what = ("agreement" if n == 1 else "agreements") + (f" ({who})" if who else (f" {filters}" if filters else ""))
                     if p.gap and tname:   # "how many contracts lack a force majeure clause?"
                         what += f" lacking {_a(tname)} {tname} clause"
+                    elif p.mentions and not tname:   # "which contracts don't mention GDPR?"
+                        what += f" none of whose clauses mentions \"{' '.join(p.mentions)}\""
             else:
                 what = ("个条款" if lang == "zh" else "clauses") + (f" in the agreements of {who}" if who and lang != "zh" else (f"（{who}）" if who else ""))
             listing = _agreement_lines(rows, lang) if unit == "agreements" and 0 < n <= 20 else ""

@@ -298,7 +298,7 @@ def extract_facts(question: str, vocab: Vocabulary, forced_mode: str | None = No
         spend_min=spend_min, spend_max=spend_max, year=parse_year(q, vocab.spend_years),
         years=parse_years(q, vocab.spend_years),
         linked=linked,
-        negated=_negated(q, how_t, _about_companies_text(q)),
+        negated=_negated(q, how_t, _about_holders(q)),
         counting=counting, summing=bool(SUM_WORDS.search(q)) or (spend.asks and bool(HOW_MUCH.search(q)))
         or (bool(TOTAL_ZH.search(q)) and not counting)
         or _asks_group_spend(q, spend, bool(how_c or types or counting), (countries, industries, cities, laws)),
@@ -958,6 +958,10 @@ ROUTES: tuple[Rule, ...] = (
          Intent.DOCUMENT, Mode.DOCUMENT, "reads the agreements of the suppliers the filters pick, clause by clause"),
     # 4. no type: "every clause that mentions arbitration" lists them all, word for word; other
     # wording or a topic means search, filtered by attributes when given
+    Rule("agreements_not_mentioning", lambda f: not (f.types or f.positional) and f.negated and _asks_literally(f)
+         and bool(_mentioned_words(f)),
+         Intent.COUNT, Mode.ATTRIBUTE, "lists the agreements none of whose clauses holds the words asked about",
+         lambda f, p: (_set_mentions(f, p), setattr(p, "count_unit", "agreements"))),
     Rule("clauses_mentioning", lambda f: not (f.types or f.positional or f.named) and _asks_literally(f)
          and bool(_mentioned_words(f)),
          Intent.HYBRID, Mode.HYBRID, "asks for wording: every clause whose text holds the words (full-text index, "
@@ -1129,7 +1133,8 @@ def read_conditions(f: QuestionFacts, rest: str, vocab: Vocabulary) -> QuestionF
         f.position = pos[0]
         where = "the last" if pos[0] == -1 else (f"clause {-pos[0]} from the end" if pos[0] < 0 else f"clause {pos[0]}")
         f.linked["position"] = f"'{pos[1]}' = {where}"
-    if f.negated and not _negated(cond.main_clause(f.q), f.linked.get("clause_types") or {}, _about_companies(f)):
+    if f.negated and not _negated(cond.main_clause(f.q), f.linked.get("clause_types") or {},
+                                  _about_companies(f) or _about_holders(f.q)):
         f.negated = False   # "penalties when they miss the target": the miss is the situation, not a gap
         f.linked["negation"] = "only inside the condition: not a gap question"
     if not f.types and f.named and f.positional:
@@ -1155,7 +1160,7 @@ def read_conditions(f: QuestionFacts, rest: str, vocab: Vocabulary) -> QuestionF
             if CLAUSE_WORDS.search(f.q):   # "clauses that limit how much a supplier pays": no spend figure
                 f.summing = f.asks_spend = False
             f.linked["clause_types"] = {tname: why}
-        if f.negated and tname and not _negated(f.q, f.linked["clause_types"], _about_companies(f)):
+        if f.negated and tname and not _negated(f.q, f.linked["clause_types"], _about_companies(f) or _about_holders(f.q)):
             f.negated = False   # "terminate without cause": the words that named the type
             f.linked["negation"] = "part of the words that named the clause type: not a gap question"
     elif len(f.types) > 1:
@@ -1273,6 +1278,12 @@ def _unrecognised_place(f: QuestionFacts, rest: str) -> str | None:
 def _about_companies_text(q: str) -> bool:
     """The question asks about companies (even one asking what they "promise") or yes/no."""
     return bool(WANTS_COMPANIES_EN.search(q) or WANTS_COMPANIES_ZH.search(q) or YES_NO.search(q))
+
+
+def _about_holders(q: str) -> bool:
+    """The question asks which suppliers or which agreements hold something: a negated verb there
+    is a gap ("which SLAs don't say anything about maintenance?"), not content ("what does not count")."""
+    return _about_companies_text(q) or bool(LISTS_AGREEMENTS.search(q))
 
 
 def _about_companies(f: QuestionFacts) -> bool:

@@ -236,6 +236,8 @@ class AttributeRetriever(Retriever):
             # "which contracts lack X?": agreement by agreement; else supplier by supplier
             gaps = q.agreement_gaps if per_agreement else q.type_gaps
             return self._run(gaps(active - {"types"}, match, spend, present_match=held), params)
+        if per_agreement and params["mentions"] and not params["types"]:   # "which contracts don't mention X?"
+            return self._run(q.agreements_not_mentioning(active, spend), params)
         if per_agreement:
             return self._run(q.count_agreements(active - {"types"}, spend, plan.params.agreement_order), params)
         if params["types"] and (intent == Intent.PRESENCE or aggregate):

@@ -29,7 +29,7 @@ EXPECTED_ORDER = (
     "named_count_agreements", "named_agreements", "named_count_clauses", "named_gap", "named_position", "named_neighbour", "named_presence",
     "document_type", "document_topic", "document",
     "type_gap", "type_presence", "attribute_clauses", "clause_type_topic", "clause_type",
-    "filtered_documents", "clauses_mentioning", "hybrid", "filtered_agreements", "companies", "total_spend", "relay",
+    "filtered_documents", "agreements_not_mentioning", "clauses_mentioning", "hybrid", "filtered_agreements", "companies", "total_spend", "relay",
 )
 
 
@@ -1196,3 +1196,12 @@ def test_a_keyword_before_what_a_clause_holds_names_its_type_beside_a_named_one(
     types, how, _ = link_clause_types("suppliers with both service credits and uptime commitments", by_meaning=False)
     assert types == ["Service Credits", "Availability"] and how["Availability"] == "keyword 'uptime'"
     assert link_clause_types("Which vendors give an uptime guarantee?", by_meaning=False)[0] == ["Availability"]
+
+
+def test_agreements_that_do_not_mention_words_are_listed_and_a_negated_verb_about_agreements_is_a_gap():
+    p = plan_question("Which contracts don't mention penalties?", VOCAB)
+    assert (p.intent, p.params.count_unit, p.params.mentions) == (Intent.COUNT, "agreements", ["penalt"]), p.why
+    p = plan_question("Which SLAs don't say anything about termination?", VOCAB)
+    assert (p.intent, p.params.types, p.params.count_unit) == (Intent.GAP, ["Termination"], "agreements"), p.why
+    # a negated verb about content stays content
+    assert plan_question("What does not count against termination in the contracts?", VOCAB).intent != Intent.GAP

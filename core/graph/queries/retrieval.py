@@ -228,6 +228,20 @@ ORDER BY {sort}
 LIMIT {'$agreement_top' if order else '$limit'}"""
 
 
+def agreements_not_mentioning(active, spend="spend_latest") -> str:
+    """"Which contracts don't mention GDPR?": the agreements none of whose clauses holds all of
+    `$mentions` (as `mentioning_clauses` reads a clause: heading and text, lower case)."""
+    conds = company_conditions(active - {"mentions"}, spend) + agreement_conditions(active) + [
+        "NOT EXISTS { MATCH (s)-[:HAS_CLAUSE]->(c:Clause) "
+        "WHERE all(word IN $mentions WHERE toLower(coalesce(c.title, '') + ' ' + c.text) CONTAINS word) }"]
+    return f"""MATCH (co:Company)-[:HAS_SLA]->(s:SLA)
+{where(conds)}
+RETURN co.name AS company, s.id AS sla_id, s.service_name AS service_name, s.governing_law AS governing_law,
+       toString(s.effective_date) AS effective_date, co[$spend_key] AS spend
+ORDER BY co.name, s.id
+LIMIT $limit"""
+
+
 def _agreements_of_ranked_companies(conds: list[str], order: str) -> str:
     """Suppliers ranked by how many agreements pass the filters, ties at the $agreement_top-th
     place kept (two suppliers with 3 each are both "the most"), with their agreements and the
