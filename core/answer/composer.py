@@ -341,17 +341,7 @@ def _compose(plan: Plan, rows: list[dict], evidence: list[Evidence]) -> str:
             who = _join(p.companies or [], lang)
             if unit == "agreements":
                 n = len({r.get("sla_id") for r in rows})
-                if lang == "zh":
-                    what = (f"份缺少{tname}条款的协议" if p.gap and tname else
-                            f"份没有提到“{' '.join(p.mentions)}”的协议" if p.mentions and not tname else "份协议"
-                            ) + _agreements_scope_zh(plan)
-                else:
-                    filters = describe_filters(plan, of_agreements=True)
-                    what = ("agreement" if n == 1 else "agreements") + (f" ({who})" if who else (f" {filters}" if filters else ""))
-                    if p.gap and tname:   # "how many contracts lack a force majeure clause?"
-                        what += f" lacking {_a(tname)} {tname} clause"
-                    elif p.mentions and not tname:   # "which contracts don't mention GDPR?"
-                        what += f" none of whose clauses mentions \"{' '.join(p.mentions)}\""
+                what = _agreements_counted(plan, n, tname, who)
             else:
                 what = ("个条款" if lang == "zh" else "clauses") + (f" in the agreements of {who}" if who and lang != "zh" else (f"（{who}）" if who else ""))
             listing = _agreement_lines(rows, lang) if unit == "agreements" and 0 < n <= 20 else ""
@@ -441,6 +431,23 @@ def _clause_answer(plan: Plan, rows: list[dict], evidence: list[Evidence], tname
         return (f"{head}\n{e.company}, {e.sla_id} \"{e.clause_title}\" [{e.ref}]: {_excerpt(e, 400, plan.params.mentions)}"
                 + _company_type_gaps(plan, evidence, lang) + missing)
     return head + "\n" + "\n".join(f"- {line}" for line in lines) + missing
+
+
+def _agreements_counted(plan: Plan, n: int, tname: str, who: str) -> str:
+    """What a count of agreements counts: whose, picked by which filters, lacking which type or
+    mentioning no word asked about ("12 agreements none of whose clauses mentions "gdpr"")."""
+    p = plan.params
+    if plan.language == "zh":
+        return (f"份缺少{tname}条款的协议" if p.gap and tname else
+                f"份没有提到“{' '.join(p.mentions)}”的协议" if p.mentions and not tname else "份协议"
+                ) + _agreements_scope_zh(plan)
+    filters = describe_filters(plan, of_agreements=True)
+    what = ("agreement" if n == 1 else "agreements") + (f" ({who})" if who else (f" {filters}" if filters else ""))
+    if p.gap and tname:   # "how many contracts lack a force majeure clause?"
+        return what + f" lacking {_a(tname)} {tname} clause"
+    if p.mentions and not tname:   # "which contracts don't mention GDPR?"
+        return what + f" none of whose clauses mentions \"{' '.join(p.mentions)}\""
+    return what
 
 
 def _agreement_gaps(plan: Plan, rows: list[dict], evidence: list[Evidence], tname: str, scope: str) -> str:
