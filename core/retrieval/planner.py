@@ -958,11 +958,12 @@ ROUTES: tuple[Rule, ...] = (
          Intent.DOCUMENT, Mode.DOCUMENT, "reads the agreements of the suppliers the filters pick, clause by clause"),
     # 4. no type: "every clause that mentions arbitration" lists them all, word for word; other
     # wording or a topic means search, filtered by attributes when given
-    Rule("agreements_not_mentioning", lambda f: not (f.types or f.positional) and f.negated and _asks_literally(f)
-         and bool(_mentioned_words(f)),
+    # (English only: a Chinese word is in no English contract, which would list every one of them)
+    Rule("agreements_not_mentioning", lambda f: not (f.types or f.positional) and f.negated and f.language == "en"
+         and _asks_literally(f) and bool(_mentioned_words(f)),
          Intent.COUNT, Mode.ATTRIBUTE, "lists the agreements none of whose clauses holds the words asked about",
          lambda f, p: (_set_mentions(f, p), setattr(p, "count_unit", "agreements"))),
-    Rule("clauses_mentioning", lambda f: not (f.types or f.positional or f.named) and _asks_literally(f)
+    Rule("clauses_mentioning", lambda f: not (f.types or f.positional or f.named or f.negated) and _asks_literally(f)
          and bool(_mentioned_words(f)),
          Intent.HYBRID, Mode.HYBRID, "asks for wording: every clause whose text holds the words (full-text index, "
          "then word for word)", _set_mentions),
