@@ -128,6 +128,7 @@ class PlanParams:
     # others, which the query filters by; these only say it in the answer as the question did
     countries_left_out: list[str] | None = None
     industries_left_out: list[str] | None = None
+    governing_laws_left_out: list[str] | None = None   # "not governed by Swiss law": the others are filtered by
     spend_change: str | None = None   # "up" / "down": spend in spend_year against spend_from_year
     spend_from_year: int | None = None
     agreements_min: int | None = None  # suppliers with at least / at most this many agreements

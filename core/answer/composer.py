@@ -161,7 +161,8 @@ def describe_filters(plan: Plan, of_agreements: bool = False) -> str:
     if p.spend_max is not None:
         parts.append(f"with {p.spend_year or 'latest'} spend below {_money(p.spend_max)}")
     if p.governing_laws:
-        parts.append("governed by " + "/".join(p.governing_laws) + " law")
+        parts.append("not governed by " + "/".join(p.governing_laws_left_out) + " law" if p.governing_laws_left_out
+                     else "governed by " + "/".join(p.governing_laws) + " law")
     if p.law_scope:
         parts.append("governed by " + ("a law other than" if p.law_scope == "foreign" else "the law of")
                      + " the supplier's own country")
@@ -238,7 +239,9 @@ def describe_filters_zh(plan: Plan) -> str:
     if p.spend_max is not None:
         parts.append(f"{year}支出低于 {_money(p.spend_max)}")
     if p.governing_laws:
-        parts.append("适用" + "/".join(_zh_value("countries", law) for law in p.governing_laws) + "法律")
+        parts.append("不适用" + "/".join(_zh_value("countries", law) for law in p.governing_laws_left_out) + "法律"
+                     if p.governing_laws_left_out
+                     else "适用" + "/".join(_zh_value("countries", law) for law in p.governing_laws) + "法律")
     if p.law_scope:
         parts.append("适用供应商本国以外的法律" if p.law_scope == "foreign" else "适用供应商本国法律")
     if p.agreements_min or p.agreements_max:

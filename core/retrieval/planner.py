@@ -367,14 +367,21 @@ def _excluded_companies(q: str, spans: list[tuple[int, int]], vocab: Vocabulary)
     return out
 
 
-def _apply_exclusions(q: str, countries: dict[str, str], values: list[str]) -> dict[str, str]:
+# a law named to be left out: "not governed by Swiss law", "under a law other than German law", 不适用德国法律
+LAW_EXCLUDED_BEFORE = re.compile(r"(?:\bnot|n't|other\s+than|except(?:\s+for)?|excluding|besides|apart\s+from|outside)\s+"
+                                 r"(?:(?:be(?:ing)?\s+)?(?:governed|covered)\s+by\s+|under\s+|subject\s+to\s+)?"
+                                 r"(?:the\s+)?(?:laws?\s+of\s+)?(?:the\s+)?$|(?:不适用|非)$", re.I)
+
+
+def _apply_exclusions(q: str, countries: dict[str, str], values: list[str],
+                      before: re.Pattern = EXCLUDING_BEFORE) -> dict[str, str]:
     """"Suppliers outside the EU", "non-European", "not in Germany", "欧盟以外", "non-healthcare":
     the values in the graph (`values`: its countries or industries) that the named ones leave out."""
     ql = q.lower()
     left_out = set()
     for country, phrase in countries.items():
         i = ql.find(phrase.lower())
-        if i >= 0 and (EXCLUDING_BEFORE.search(ql[max(0, i - 60):i]) or EXCLUDING_AFTER.search(q[i + len(phrase):])):
+        if i >= 0 and (before.search(ql[max(0, i - 60):i]) or EXCLUDING_AFTER.search(q[i + len(phrase):])):
             left_out.add(country)
     if not left_out:
         return countries
@@ -626,7 +633,8 @@ def base_plan_params(f: QuestionFacts, vocab: Vocabulary) -> PlanParams:
         params.type_match = "any"
     if f.exclude_companies:
         params.exclude_companies = list(f.exclude_companies)
-    for kind, found, values in (("countries", f.countries, vocab.countries), ("industries", f.industries, vocab.industries)):
+    for kind, found, values in (("countries", f.countries, vocab.countries), ("industries", f.industries, vocab.industries),
+                                ("governing_laws", f.laws, vocab.governing_laws)):
         if any(phrase.startswith("not ") for phrase in found.values()):   # what `_apply_exclusions` left out
             setattr(params, f"{kind}_left_out", sorted(set(values) - set(found)))
     if f.spend_change:
@@ -1401,6 +1409,9 @@ def _read_laws(f: QuestionFacts, rest: str, vocab: Vocabulary) -> None:
         f.linked["not_in_graph"] = f"no agreement is governed by {missing} law: the filter is applied and matches none"
     if not laws:
         return
+    # "not governed by Swiss law": the other laws in the graph are the filter
+    laws = _apply_exclusions(rest, {**f.laws, **laws}, vocab.governing_laws, before=LAW_EXCLUDED_BEFORE)
+    f.laws.clear()
     f.laws.update(laws)
     f.linked["governing_law"] = dict(f.laws)
     words = set(laws.values())

@@ -404,3 +404,9 @@ def test_a_law_named_by_a_jurisdiction_is_said_in_chinese_too():
     p = plan("count", language="zh", count_unit="agreements", governing_laws=["England and Wales"])
     answer = compose_answer(p, rows, build_evidence(rows, p))
     assert "适用英格兰法律的供应商" in answer and "；适用英格兰法律" in answer and "England" not in answer
+
+
+def test_a_law_left_out_is_said_as_left_out():
+    p = plan("count", count_unit="agreements", governing_laws=["France", "Germany"], governing_laws_left_out=["Switzerland"])
+    rows = [{"company": "Acme Cloud GmbH", "sla_id": "A-1", "governing_law": "Germany", "spend": 1}]
+    assert compose_answer(p, rows, build_evidence(rows, p)).startswith("1 agreement not governed by Switzerland law.")

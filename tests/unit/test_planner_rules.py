@@ -1205,3 +1205,15 @@ def test_agreements_that_do_not_mention_words_are_listed_and_a_negated_verb_abou
     assert (p.intent, p.params.types, p.params.count_unit) == (Intent.GAP, ["Termination"], "agreements"), p.why
     # a negated verb about content stays content
     assert plan_question("What does not count against termination in the contracts?", VOCAB).intent != Intent.GAP
+
+
+def test_a_law_named_to_be_left_out_filters_by_the_other_laws():
+    vocab = two_suppliers(agreements=[{"id": "SLA-001", "company": "Kestrel Logistics GmbH", "governing_law": "Germany"},
+                                      {"id": "SLA-002", "company": "Belmira Payments SA", "governing_law": "France"},
+                                      {"id": "SLA-003", "company": "Belmira Payments SA", "governing_law": "Switzerland"}])
+    for q in ("Which contracts are not governed by Swiss law?", "Which contracts fall under a law other than Swiss law?",
+              "哪些合同不适用瑞士法律？"):
+        p = plan_question(q, vocab)
+        assert (sorted(p.params.governing_laws), p.params.governing_laws_left_out) == (
+            ["France", "Germany"], ["Switzerland"]), (q, p.params)
+    assert plan_question("Which contracts are governed by Swiss law?", vocab).params.governing_laws == ["Switzerland"]
