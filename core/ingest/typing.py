@@ -204,7 +204,7 @@ def _with_provision(lab: TypeLabel, p: ProvisionLabel | None) -> TypeLabel:
     return dataclasses.replace(lab, start=p.start, end=p.end)
 
 
-TERMINATION_FOR_CONVENIENCE = "Termination for Convenience"
+TERMINATION, TERMINATION_FOR_CONVENIENCE = "Termination", "Termination for Convenience"
 # a renewal term that goes on unless notice is given, or a notice of non-renewal: ending the agreement
 # at the close of such a period is a non-renewal, which CUAD's lawyers label apart ("Notice Period to
 # Terminate Renewal") and the product's readers do not count as termination for convenience either
@@ -217,10 +217,17 @@ NON_RENEWAL = re.compile(r"\bnon-?renewal\b|\bnot\s+to\s+renew\b|"
 def _renewal_is_not_convenience(labels: list[ProvisionLabel]) -> list[ProvisionLabel]:
     """A Termination for Convenience found in a sentence about a renewal term ("continues for
     successive periods of two years unless terminated with twelve months' notice") is review
-    evidence, not a type: the provision model, trained on few such sentences, scores them high."""
-    return [dataclasses.replace(lab, confident=False)
-            if lab.type == TERMINATION_FOR_CONVENIENCE and lab.confident and NON_RENEWAL.search(lab.sentence) else lab
-            for lab in labels]
+    evidence, not that type (the provision model, trained on few such sentences, scores them high),
+    and the sentence is a Termination provision all the same: a notice that ends the agreement."""
+    out = []
+    for lab in labels:
+        if lab.type == TERMINATION_FOR_CONVENIENCE and lab.confident and NON_RENEWAL.search(lab.sentence):
+            out.append(dataclasses.replace(lab, confident=False))
+            if not any(other.type == TERMINATION and other.confident for other in labels):
+                out.append(dataclasses.replace(lab, type=TERMINATION))
+        else:
+            out.append(lab)
+    return out
 
 
 class ClauseTyper:

@@ -289,4 +289,8 @@ def test_a_termination_for_convenience_read_in_a_non_renewal_sentence_is_review_
     at_will = label("Either party may terminate this Agreement during the initial term or any renewal term on "
                     "30 days' notice.")
     out = _renewal_is_not_convenience([renewal, zh, at_will])
-    assert [lab.confident for lab in out] == [False, False, True]
+    assert [(lab.type, lab.confident) for lab in out] == [
+        ("Termination for Convenience", False), ("Termination", True),   # a non-renewal ends the agreement
+        ("Termination for Convenience", False), ("Termination", True),
+        ("Termination for Convenience", True)]
+    assert out[1].sentence == renewal.sentence and (out[1].start, out[1].end) == (renewal.start, renewal.end)
