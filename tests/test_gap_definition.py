@@ -85,6 +85,45 @@ def test_the_cli_csv_is_the_export(corpus, tmp_path):
     assert out.stdout.splitlines() == expected.splitlines() and len(expected.splitlines()) >= 3
 
 
+# (before the tests below, which rewrite a supplier's Termination edges in the shared corpus)
+@pytest.mark.parametrize("type_words", ["termination", "data protection", "governing law"])
+def test_a_supplier_lacks_a_type_exactly_when_each_of_its_agreements_does(corpus, type_words):
+    """"Which contracts lack X?" reads agreement by agreement under the same definition: a supplier is
+    a gap when every one of its agreements is (a supplier's other agreement fills no contract's gap)."""
+    by_agreement = ask(f"Which contracts lack a {type_words} clause?", db=corpus, log=False)
+    assert by_agreement.plan.params.count_unit == "agreements", by_agreement.plan.why
+    lacking = {e.sla_id for e in by_agreement.evidence}
+    assert all(e.sla_id and e.company for e in by_agreement.evidence)
+    by_supplier = ask(f"Which suppliers lack a {type_words} clause?", db=corpus, log=False)
+    agreements: dict[str, set[str]] = {}
+    for root in CORPORA.values():
+        with open(root / "agreements.csv", encoding="utf-8") as f:
+            for row in csv.DictReader(f):
+                agreements.setdefault(row["company"], set()).add(row["sla_id"])
+    owners = {e.company for e in by_agreement.evidence}
+    assert {e.company for e in by_supplier.evidence} == {c for c in owners if agreements[c] <= lacking}
+
+
+def test_a_contract_lacking_a_type_its_suppliers_other_contract_has_is_listed(corpus):
+    """Both corpora have a supplier with two agreements, one with a termination clause and one
+    without (the demo's Klinora: SLA-003 / SLA-004; the held-out Alpenkraft: colocation / backup):
+    the contract is listed, its supplier is no gap."""
+    result = ask("Which contracts lack a termination clause?", db=corpus, log=False)
+    suppliers = {e.company for e in ask("Which suppliers lack a termination clause?", db=corpus, log=False).evidence}
+    agreements: dict[str, set[str]] = {}
+    for root in CORPORA.values():
+        with open(root / "agreements.csv", encoding="utf-8") as f:
+            for row in csv.DictReader(f):
+                agreements.setdefault(row["company"], set()).add(row["sla_id"])
+    listed = {e.sla_id for e in result.evidence}
+    split = {e.company for e in result.evidence if not agreements[e.company] <= listed}
+    assert split, result.answer
+    assert not split & suppliers
+    for e in result.evidence:
+        if e.company in split:
+            assert f"{e.sla_id} ({e.company}" in result.answer
+
+
 def _retype_termination_of_a_holder(corpus, method: str, by_section: bool):
     """A supplier that meets the Termination requirement, its Termination edges rewritten as the
     clauses' main type at 0.21 (below the review bar) by `method`; counts refreshed."""
@@ -164,41 +203,3 @@ def test_a_yes_or_no_presence_question_names_those_without_by_the_same_definitio
     # asked for the list, the answer is the list
     listed = ask(f"Which {en} suppliers have a termination clause?", db=corpus, log=False)
     assert not listed.plan.params.yes_no and "Not all of them" not in listed.answer
-
-
-@pytest.mark.parametrize("type_words", ["termination", "data protection", "governing law"])
-def test_a_supplier_lacks_a_type_exactly_when_each_of_its_agreements_does(corpus, type_words):
-    """"Which contracts lack X?" reads agreement by agreement under the same definition: a supplier is
-    a gap when every one of its agreements is (a supplier's other agreement fills no contract's gap)."""
-    by_agreement = ask(f"Which contracts lack a {type_words} clause?", db=corpus, log=False)
-    assert by_agreement.plan.params.count_unit == "agreements", by_agreement.plan.why
-    lacking = {e.sla_id for e in by_agreement.evidence}
-    assert all(e.sla_id and e.company for e in by_agreement.evidence)
-    by_supplier = ask(f"Which suppliers lack a {type_words} clause?", db=corpus, log=False)
-    agreements: dict[str, set[str]] = {}
-    for root in CORPORA.values():
-        with open(root / "agreements.csv", encoding="utf-8") as f:
-            for row in csv.DictReader(f):
-                agreements.setdefault(row["company"], set()).add(row["sla_id"])
-    owners = {e.company for e in by_agreement.evidence}
-    assert {e.company for e in by_supplier.evidence} == {c for c in owners if agreements[c] <= lacking}
-
-
-def test_a_contract_lacking_a_type_its_suppliers_other_contract_has_is_listed(corpus):
-    """Both corpora have a supplier with two agreements, one with a termination clause and one
-    without (the demo's Klinora: SLA-003 / SLA-004; the held-out Alpenkraft: colocation / backup):
-    the contract is listed, its supplier is no gap."""
-    result = ask("Which contracts lack a termination clause?", db=corpus, log=False)
-    suppliers = {e.company for e in ask("Which suppliers lack a termination clause?", db=corpus, log=False).evidence}
-    agreements: dict[str, set[str]] = {}
-    for root in CORPORA.values():
-        with open(root / "agreements.csv", encoding="utf-8") as f:
-            for row in csv.DictReader(f):
-                agreements.setdefault(row["company"], set()).add(row["sla_id"])
-    listed = {e.sla_id for e in result.evidence}
-    split = {e.company for e in result.evidence if not agreements[e.company] <= listed}
-    assert split, result.answer
-    assert not split & suppliers
-    for e in result.evidence:
-        if e.company in split:
-            assert f"{e.sla_id} ({e.company}" in result.answer

@@ -219,14 +219,15 @@ def _renewal_is_not_convenience(labels: list[ProvisionLabel]) -> list[ProvisionL
     successive periods of two years unless terminated with twelve months' notice") is review
     evidence, not that type (the provision model, trained on few such sentences, scores them high),
     and the sentence is a Termination provision all the same: a notice that ends the agreement."""
-    out = []
+    out, ended = [], []
     for lab in labels:
         if lab.type == TERMINATION_FOR_CONVENIENCE and lab.confident and NON_RENEWAL.search(lab.sentence):
             out.append(dataclasses.replace(lab, confident=False))
-            if not any(other.type == TERMINATION and other.confident for other in labels):
-                out.append(dataclasses.replace(lab, type=TERMINATION))
+            ended.append(dataclasses.replace(lab, type=TERMINATION))
         else:
             out.append(lab)
+    if ended and not any(lab.type == TERMINATION and lab.confident for lab in out):
+        out.append(ended[0])   # last: the clause's Termination label (`combine` reads one per type, the last)
     return out
 
 

@@ -1,6 +1,8 @@
 """The union rule of core/ingest/typing.py: section verdict + provision labels -> a clause's types."""
 from __future__ import annotations
 
+import dataclasses
+
 from core.ingest.classifier import REVIEW_THRESHOLD, Classification
 from core.ingest.pipeline import type_edge_rows
 from core.ingest.provisions import ProvisionLabel
@@ -290,7 +292,8 @@ def test_a_termination_for_convenience_read_in_a_non_renewal_sentence_is_review_
                     "30 days' notice.")
     out = _renewal_is_not_convenience([renewal, zh, at_will])
     assert [(lab.type, lab.confident) for lab in out] == [
-        ("Termination for Convenience", False), ("Termination", True),   # a non-renewal ends the agreement
-        ("Termination for Convenience", False), ("Termination", True),
-        ("Termination for Convenience", True)]
-    assert out[1].sentence == renewal.sentence and (out[1].start, out[1].end) == (renewal.start, renewal.end)
+        ("Termination for Convenience", False), ("Termination for Convenience", False),
+        ("Termination for Convenience", True), ("Termination", True)]   # a non-renewal ends the agreement
+    assert out[-1].sentence == renewal.sentence and (out[-1].start, out[-1].end) == (renewal.start, renewal.end)
+    weak = ProvisionLabel("Termination", 0.1, 0, 5, "Term.", "sentence", confident=False)
+    assert _renewal_is_not_convenience([renewal, weak])[-1] == dataclasses.replace(renewal, type="Termination")
