@@ -85,6 +85,16 @@ def test_the_cli_csv_is_the_export(corpus, tmp_path):
     assert out.stdout.splitlines() == expected.splitlines() and len(expected.splitlines()) >= 3
 
 
+def _agreements_by_company() -> dict[str, set[str]]:
+    """Each supplier's agreement ids, read from the corpora's own agreements.csv (not the graph)."""
+    agreements: dict[str, set[str]] = {}
+    for root in CORPORA.values():
+        with open(root / "agreements.csv", encoding="utf-8") as f:
+            for row in csv.DictReader(f):
+                agreements.setdefault(row["company"], set()).add(row["sla_id"])
+    return agreements
+
+
 # (before the tests below, which rewrite a supplier's Termination edges in the shared corpus)
 @pytest.mark.parametrize("type_words", ["termination", "data protection", "governing law"])
 def test_a_supplier_lacks_a_type_exactly_when_each_of_its_agreements_does(corpus, type_words):
@@ -95,11 +105,7 @@ def test_a_supplier_lacks_a_type_exactly_when_each_of_its_agreements_does(corpus
     lacking = {e.sla_id for e in by_agreement.evidence}
     assert all(e.sla_id and e.company for e in by_agreement.evidence)
     by_supplier = ask(f"Which suppliers lack a {type_words} clause?", db=corpus, log=False)
-    agreements: dict[str, set[str]] = {}
-    for root in CORPORA.values():
-        with open(root / "agreements.csv", encoding="utf-8") as f:
-            for row in csv.DictReader(f):
-                agreements.setdefault(row["company"], set()).add(row["sla_id"])
+    agreements = _agreements_by_company()
     owners = {e.company for e in by_agreement.evidence}
     assert {e.company for e in by_supplier.evidence} == {c for c in owners if agreements[c] <= lacking}
 
@@ -110,11 +116,7 @@ def test_a_contract_lacking_a_type_its_suppliers_other_contract_has_is_listed(co
     the contract is listed, its supplier is no gap."""
     result = ask("Which contracts lack a termination clause?", db=corpus, log=False)
     suppliers = {e.company for e in ask("Which suppliers lack a termination clause?", db=corpus, log=False).evidence}
-    agreements: dict[str, set[str]] = {}
-    for root in CORPORA.values():
-        with open(root / "agreements.csv", encoding="utf-8") as f:
-            for row in csv.DictReader(f):
-                agreements.setdefault(row["company"], set()).add(row["sla_id"])
+    agreements = _agreements_by_company()
     listed = {e.sla_id for e in result.evidence}
     split = {e.company for e in result.evidence if not agreements[e.company] <= listed}
     assert split, result.answer
