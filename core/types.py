@@ -141,6 +141,7 @@ class PlanParams:
     agreement_top: int | None = None     # ... and how many of them (agreements, or suppliers)
     type_match: str = "all"           # "all": every named type required (both/and); "any": or/either
     mentions: list[str] | None = None   # words a listed clause must contain ("termination clauses that mention notice")
+    quantities: list[str] | None = None  # quantities a clause of the type must state ("99.9%", "24 hours")
     # set by some routes only
     count_unit: str | None = None     # "agreements" | "clauses" when a count is of those, not companies
     require_spend: bool | None = None  # True: a company without spend in the year has nothing to compare or add

@@ -643,7 +643,8 @@ def _subject(plan: Plan, tname: str, scope: str, lang: str) -> str:
             return f"{scope.removesuffix('供应商')}缺少所查 {len(plan.params.types)} 类条款中任一类的供应商"
         if tname:
             held = f"有{have}条款但" if have else ""
-            return f"{scope.removesuffix('供应商')}{held}{'缺少' if gap else '有'}{tname}条款的供应商"
+            stating = f"（写明{'、'.join(plan.params.quantities)}）" if plan.params.quantities and not gap else ""
+            return f"{scope.removesuffix('供应商')}{held}{'缺少' if gap else '有'}{tname}条款{stating}的供应商"
         return scope if scope != "供应商" else "符合条件的供应商"
     if intent == Intent.NO_AGREEMENT:
         return f"{scope.replace('suppliers', 'companies', 1)} without any agreement"
@@ -654,7 +655,7 @@ def _subject(plan: Plan, tname: str, scope: str, lang: str) -> str:
         if len(plan.params.types or []) > 1 and gap:
             verb = "lacking any of" if plan.params.type_match == "any" else "lacking all of"
         held = f" with {_a(have)} {have} clause but" if have else ""
-        return f"{scope}{held} {verb} {_a(tname)} {tname} clause"
+        return f"{scope}{held} {verb} {_a(tname)} {tname} clause" + _stating(plan.params, gap)
     return scope
 
 
@@ -698,9 +699,14 @@ def _clause_head(plan: Plan, tname: str, scope: str, n: int, found: list[str], l
         return f"{owner[0].upper() + owner[1:]} {verb} {n} {tname} clause{'s' if n != 1 else ''}:"
     if intent in SEARCH_INTENTS and not p.mentions:
         return f"{n} clause{'s' if n != 1 else ''} of {scope} match \"{_quote(p.text)}\" (closest first):"
-    mentioning = f" mentioning \"{' '.join(p.mentions)}\"" if p.mentions else ""
+    mentioning = (f" mentioning \"{' '.join(p.mentions)}\"" if p.mentions else "") + _stating(p, False)
     scope = scope.replace("suppliers", "supplier", 1) if n_comp == 1 and scope.startswith("suppliers") else scope
     return f"{n} {tname + ' ' if tname else ''}clause{'s' if n != 1 else ''}{mentioning} from {n_comp} {scope}:"
+
+
+def _stating(p, gap: bool) -> str:
+    """' stating "99.9%"': the quantities a listed clause was asked to state (not a gap's: it ignores them)."""
+    return "".join(f' stating "{x}"' for x in p.quantities or []) if not gap else ""
 
 
 def _company_extra(plan: Plan, r: dict, types: list[str]) -> str:

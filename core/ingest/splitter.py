@@ -542,6 +542,9 @@ def _with_exhibits(bounds: list[Head], lines: list[str]) -> list[Head]:
 # --------------------------------------------------------------------------- paragraph fallback
 
 _PARA_MIN, _PARA_TARGET, _PARA_MAX = 250, 1200, 2500
+# a paragraph that opens with a top-level number ("1. We will ...", "12) The Supplier ..."): in a text
+# without headings such paragraphs are its provisions, so two of them are never joined
+_NUMBERED_ITEM = re.compile(r"\s*\d{1,3}[.)]\s+\S")
 _SENTENCE_END = re.compile(r"(?<=[a-z0-9)\]\"'][.;!?])\s+(?=[A-Z0-9\"'(\[])|(?<=[。；！？])")
 
 
@@ -573,12 +576,17 @@ def _paragraph_blocks(lines: list[str]) -> list[str]:
     merged: list[str] = []
     pending = ""
     for block in blocks:
+        if pending and _NUMBERED_ITEM.match(block) and _NUMBERED_ITEM.match(pending.rsplit("\n\n", 1)[-1]):
+            merged.append(pending)      # "1. We will ..." / "2. ...": each numbered provision stays apart
+            pending = ""
         pending = f"{pending}\n\n{block}" if pending else block
         if len(pending) >= _PARA_MIN:
             merged.append(pending)
             pending = ""
     if pending:
-        if merged and len(merged[-1]) + len(pending) <= _PARA_MAX:
+        last_item = merged[-1].rsplit("\n\n", 1)[-1] if merged else ""
+        if merged and len(merged[-1]) + len(pending) <= _PARA_MAX and not (
+                _NUMBERED_ITEM.match(pending) and _NUMBERED_ITEM.match(last_item)):
             merged[-1] = f"{merged[-1]}\n\n{pending}"
         else:
             merged.append(pending)

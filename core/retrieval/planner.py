@@ -28,6 +28,7 @@ from core.retrieval.linking import (CJK, STOPWORDS, alias_map, fuzzy_values, lex
                                     link_agreement_by_what_it_supplies,
                                     link_company_spans, link_sla_ids, mask_spans, match_values, normalize,
                                     region_countries)
+from core.retrieval.quantities import question_quantities
 from core.retrieval.spend_terms import (SPEND_DOWN, SPEND_UP, SUM_WORDS, SpendFacts, parse_spend, parse_year, parse_years,
                                          read_spend_question)
 from core.retrieval.type_links import TOPIC, link_clause_types, narrowed_types
@@ -644,6 +645,11 @@ def base_plan_params(f: QuestionFacts, vocab: Vocabulary) -> PlanParams:
         params.spend_categories = list(f.categories)
     if f.counts_agreements:
         params.count_unit = "agreements"
+    if f.types:   # a quantity a clause of the type states ("which suppliers promise 99.9% uptime?")
+        quantities = [x.text for x in question_quantities(f.q)]
+        if quantities:
+            params.quantities = quantities
+            f.linked["quantities"] = quantities
     if f.summing or (f.year and (f.spend_min is not None or f.spend_max is not None or f.summing)):
         params.require_spend = True  # a company without spend in that year has no spend to compare or add
     return params

@@ -19,6 +19,7 @@ from core.types import SPEND_INTENTS, Intent, Mode, Plan
 from core.graph.selectivity import ClauseCounts
 from core.errors import ClauseGraphError
 from core.retrieval.search import DEFAULT_CANDIDATES, DEFAULT_PHRASE_BOOST, DEFAULT_WEIGHTS, fulltext_query, mention_query
+from core.retrieval.quantities import quantity_patterns
 
 MAX_ROWS = 200
 RELAY_K = 6
@@ -48,7 +49,7 @@ class Retrieval:
 FILTER_KEYS = ("companies", "sla_ids", "types", "countries", "industries", "cities", "governing_laws",
                "spend_min", "spend_max", "date_from", "date_to", "require_spend", "spend_categories", "top",
                "foreign_law", "home_law", "agreements_min", "agreements_max", "spend_up", "spend_down",
-               "exclude_companies", "lowest", "mentions")
+               "exclude_companies", "lowest", "mentions", "quantities")
 
 
 def base_params(plan: Plan) -> dict[str, Any]:
@@ -79,6 +80,8 @@ def base_params(plan: Plan) -> dict[str, Any]:
         "lowest": p.spend_order == "lowest",   # rankings start from the smallest spend (shapes the query only)
         "agreement_top": int(p.agreement_top or 1),   # read only by an agreement ranking
         "mentions": [w.lower() for w in p.mentions or []],   # read only by the clause lists of a type
+        # read only by the clause lists and presence of a type ("which suppliers promise 99.9% uptime?")
+        "quantities": quantity_patterns(p.quantities or []),
     }
 
 
@@ -188,7 +191,8 @@ class ClauseTypeRetriever(Retriever):
         if not params["types"]:
             raise RetrievalError("clause_type mode needs a clause type in the question")
         return self._run(q.clause_type_clauses(self._start(params["types"], params["limit"]),
-                                               mentions=bool(params["mentions"])), params)
+                                               mentions=bool(params["mentions"]),
+                                               quantities=bool(params["quantities"])), params)
 
     def _start(self, types: list[str], limit: int) -> str:
         """Where the pivot starts: both plans give the same rows, only their cost differs.

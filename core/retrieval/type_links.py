@@ -13,6 +13,7 @@ from functools import lru_cache
 
 from core.retrieval import conditions as cond
 from core.retrieval.linking import CJK
+from core.retrieval.quantities import question_quantities
 from core.words import known_words
 
 TOPIC = re.compile(r"\b(about|on|regarding|concerning|covering|dealing with|relating to|related to|that (?:cover|address|deal with|discuss))\s+(.+)$|关于(.+)"
@@ -121,6 +122,17 @@ def narrowed_types(question: str, found: dict[str, str]) -> dict[str, str]:
     return found
 
 
+_STATED_OF = re.compile(r"\s+(?:of|at|within|in)\s+(?:at\s+least\s+|only\s+)?|\s*[:=]\s*")
+
+
+def _stated_as_quantity(question: str, word: tuple[int, int], quantities: list[tuple[int, int]]) -> bool:
+    """A clause's word with a quantity stated of it is a clause's promise, not a topic: "an uptime
+    of 99.9%", "99.9% uptime", "a response time within 4 hours"."""
+    start, end = word
+    return any(0 <= start - b <= 2 or (a >= end and _STATED_OF.fullmatch(question[end:a]))
+               for a, b in quantities)
+
+
 def link_clause_types(question: str, by_meaning: bool = True) -> tuple[list[str], dict[str, str], str | None]:
     """Types named or described in the question; also the leftover topic for relay search.
     `by_meaning=False` links only types named by their words (no model call)."""
@@ -130,6 +142,7 @@ def link_clause_types(question: str, by_meaning: bool = True) -> tuple[list[str]
     named: list[str] = []  # English phrases that named or described a type (described-types pass)
     cjk_spans: dict[str, tuple[int, int]] = {}
     en_spans: dict[str, tuple[int, int]] = {}
+    quantities = [x.span for x in question_quantities(q)]
     for phrase, tname, weight in _type_phrases_longest_first():
         word = phrase.rstrip("*")
         if tname in found or (word not in q and word not in zh_terms):  # the regexes below need a substring
@@ -156,7 +169,7 @@ def link_clause_types(question: str, by_meaning: bool = True) -> tuple[list[str]
                                       q[hit.start():]) if hit else None
                 if described and any(hit.end() <= a < hit.start() + described.start(1) for a, _b in en_spans.values()):
                     described = None
-                if weight >= 1.0 or described:
+                if weight >= 1.0 or described or (hit and _stated_as_quantity(q, hit.span(), quantities)):
                     found[tname] = f"{'name' if weight >= 1.0 else 'keyword'} '{word}'"
                     named.append(word)
                     en_spans[tname] = hit.span()

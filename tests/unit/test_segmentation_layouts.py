@@ -196,6 +196,23 @@ def test_paragraph_fallback_merges_short_blocks_and_splits_long_ones():
     assert "Sentence number 79 says" in joined and "Sentence number 0 says" in joined
 
 
+def test_numbered_paragraphs_without_headings_stay_apart():
+    # a letter of numbered provisions: "8. This letter is governed by Swedish law." is a clause of its
+    # own, so the section reader sees the law alone and not joined to the confidentiality before it
+    items = ["We will store and dispatch your goods as instructed through our portal.",
+             "We will pick at least 99.5% of order lines correctly in each calendar month.",
+             "Either of us may end this arrangement on three months' written notice, for any reason.",
+             "This letter is governed by Swedish law."]
+    text = ("Dear Sirs,\n\n" + "\n\n".join(f"{i}. {item}" for i, item in enumerate(items, 1)) +
+            "\n\nYours faithfully,\n\nA. Seller\n")
+    clauses = split_contract(text).clauses
+    assert [c.text.split("\n\n")[-1 if i == 0 else 0] for i, c in enumerate(clauses)] == \
+        [f"{i}. {item}" for i, item in enumerate(items, 1)]
+    assert clauses[0].text.startswith("Dear Sirs,")               # the greeting still joins the first
+    assert clauses[-1].text.endswith("A. Seller")                  # the closing lines join the last
+    assert clauses[-1].title == "This letter is governed by Swedish law"
+
+
 def test_headings_that_cover_little_of_a_long_text_fall_back_to_paragraphs():
     prose = "\n\n".join(f"Paragraph {i}. " + FILLER * 6 for i in range(12))
     text = prose + "\n\n1. Signatures\nSigned.\n\n2. Witnesses\nWitnessed.\n"

@@ -267,6 +267,14 @@ LIMIT $limit"""
 
 # "termination clauses that mention notice": every word in the clause text ($mentions, lower case)
 MENTIONS = "WHERE all(word IN $mentions WHERE toLower(c.text) CONTAINS word)"
+# "which suppliers promise 99.9% uptime?": the clause states every quantity asked, in any spelling
+# (`$quantities`: one whole-text pattern each, from core.retrieval.quantities)
+QUANTITIES = "all(pattern IN $quantities WHERE c.text =~ pattern)"
+
+
+def clause_details(mentions: bool, quantities: bool) -> str:
+    """The WHERE a clause of a listed type must pass: the words and quantities the question asks of it."""
+    return where(([MENTIONS.removeprefix("WHERE ")] if mentions else []) + ([QUANTITIES] if quantities else []))
 
 
 def mentioning_clauses(active, spend="spend_latest", indexed: bool = True) -> str:
@@ -287,7 +295,7 @@ ORDER BY co.name, s.id, c.position
 LIMIT $limit""".replace("\n\n", "\n")
 
 
-def clause_type_clauses(start: str = "companies", mentions: bool = False) -> str:
+def clause_type_clauses(start: str = "companies", mentions: bool = False, quantities: bool = False) -> str:
     """Clause-type pivot: a type's clauses across agreements, with company context, the first
     `$limit` by company name, agreement and position.
 
@@ -303,7 +311,7 @@ def clause_type_clauses(start: str = "companies", mentions: bool = False) -> str
     if start == "types":
         return f"""MATCH (asked:ClauseType)<-[:OF_TYPE]-(c:Clause) WHERE asked.name IN $types
 WITH DISTINCT c
-{MENTIONS if mentions else ""}
+{clause_details(mentions, quantities)}
 MATCH (co:Company)-[:HAS_SLA]->(s:SLA)-[:HAS_CLAUSE]->(c)
 WHERE co.name IS NOT NULL
 WITH co, s, c ORDER BY co.name, s.id, c.position LIMIT $limit
@@ -316,7 +324,7 @@ ORDER BY company, sla_id, position""".replace("\n\n", "\n")
   AND (co.clause_types IS NULL OR any(held IN co.clause_types WHERE held IN $types))
 WITH co ORDER BY co.name
 MATCH (co)-[:HAS_SLA]->(s:SLA)-[:HAS_CLAUSE]->(c:Clause)
-{MENTIONS if mentions else ""}
+{clause_details(mentions, quantities)}
 {BEST_TYPE_OF_ASKED}
 {CLAUSE_RETURN}
 ORDER BY company, sla_id, position
@@ -330,7 +338,7 @@ def attribute_clauses(active, spend="spend_latest") -> str:
 MATCH (co)-[:HAS_SLA]->(s:SLA)
 {where(agreement_conditions(active))}
 MATCH (s)-[:HAS_CLAUSE]->(c:Clause)
-{MENTIONS if "mentions" in set(active) else ""}
+{clause_details("mentions" in set(active), "quantities" in set(active))}
 {BEST_TYPE_OF_ASKED}
 {CLAUSE_RETURN}
 ORDER BY co.name, s.id, c.position
@@ -461,6 +469,7 @@ def presence_clauses(active, match: str = "all", spend="spend_latest") -> str:
 MATCH (co)-[:HAS_SLA]->(s:SLA)
 {where(agreement_conditions(active))}
 MATCH (s)-[:HAS_CLAUSE]->(c:Clause)
+{clause_details(False, "quantities" in set(active))}
 {BEST_TYPE_OF_ASKED}
 WITH co, s, c, r, t, [(c)-[:OF_TYPE]->(x:ClauseType) WHERE x.name IN $types | x.name] AS matched,
      [(c)-[e:OF_TYPE]->(x:ClauseType) WHERE x.name IN $types AND NOT {low_confidence_edge("e")} | x.name] AS sure

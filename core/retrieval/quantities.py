@@ -1,0 +1,130 @@
+"""Quantities a question names as a detail of what a clause says: "within 24 hours", "99.9% uptime",
+"for seven years", "30分钟内响应", "7×24小时".
+
+A presence question that names one ("Which suppliers promise an uptime of 99.9%?") asks for the
+suppliers whose clause of the type states that quantity, not every supplier with a clause of the
+type. Contracts write a number in digits, in words or both ("twenty-four (24) hours", "二十四小时"),
+so each quantity becomes one pattern that any of those spellings matches; the clause filter is
+`core.graph.queries.retrieval.QUANTITIES`. A quantity compared ("at least 99.5%", "30 days or
+less", "不超过") or dating the agreement ("in the last two years", "3 years ago") is no detail of a
+clause and is left to the readers that handle comparisons and dates.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from core.numerals import english_cardinals, english_number, zh_number, zh_numeral
+
+# canonical unit -> (how a question or clause writes it in English, in Chinese)
+_UNITS: dict[str, tuple[str, str]] = {
+    "percent": (r"\s*(?:%|％|per\s*cent\b|percent\b)", r"\s*(?:%|％)"),
+    "minute": (r"[\s-]*(?:minutes?|mins?)\b", r"\s*分钟"),
+    "hour": (r"[\s-]*(?:hours?|hrs?)\b", r"\s*(?:个)?小时"),
+    "day": (r"[\s-]*(?:(?:business|working|calendar)[\s-]+)?days?\b", r"\s*(?:个)?(?:工作|自然|日历)?(?:日|天)"),
+    "week": (r"[\s-]*weeks?\b", r"\s*(?:个)?(?:周|星期)"),
+    "month": (r"[\s-]*months?\b", r"\s*个月"),
+    "year": (r"[\s-]*years?\b", r"\s*年"),
+}
+_WORDS = sorted(english_cardinals(), key=len, reverse=True)
+_EN_NUMBER = (r"(?<![\w.])(?:\d+(?:\.\d+)?|(?:" + "|".join(_WORDS) + r")(?:[\s-](?:one|two|three|four|five|six|"
+              r"seven|eight|nine))?)(?![\w.])")
+_ZH_NUMBER = r"(?:\d+(?:\.\d+)?|[一二两三四五六七八九十百]+)"
+_QUESTION = re.compile(
+    "|".join(f"(?P<en_{u}>{_EN_NUMBER}(?:\\s*\\(\\d+\\))?{en})|(?P<zh_{u}>{_ZH_NUMBER}{zh})"
+             for u, (en, zh) in _UNITS.items()), re.I)
+# round the clock: "24/7", "24x7", "7×24小时", "around the clock"
+_ROUND_THE_CLOCK = re.compile(r"\b24\s*[/x×*]\s*7\b|\b7\s*[x×*]\s*24\b|7\s*[x×*]\s*24\s*小时|"
+                              r"\b(?:a)?round[\s-]the[\s-]clock\b", re.I)
+ROUND_THE_CLOCK_PATTERN = (r"(?is).*(?:(?<!\d)24\s*[/x×*]\s*7(?!\d)|(?<!\d)7\s*[x×*]\s*24(?!\d)|"
+                           r"(?:a)?round[\s-]the[\s-]clock|24\s*hours?\s*a\s*day,?\s*(?:7|seven)\s*days|全天候).*")
+
+# a comparison before or after makes the number a bound ("at least 99.5%", "30 days or less")
+_COMPARED_BEFORE = re.compile(
+    r"(?:above|over|more than|greater than|higher than|exceed\w*|at least|not less than|no less than|below|under|"
+    r"less than|lower than|at most|not more than|no more than|up to|shorter than|longer than|minimum of|"
+    r"maximum of|[<>≤≥]=?|超过|高于|大于|多于|不少于|至少|低于|少于|小于|不超过|不到|最多|最少)\s*(?:of\s+|than\s+)?$", re.I)
+_COMPARED_AFTER = re.compile(r"^\s*(?:or\s+(?:less|more|fewer|shorter|longer|higher|lower|above|below|under|over)|"
+                             r"and\s+(?:above|over|below|under)|\+|以上|以下|或以上|或以下|或更\w)", re.I)
+# a span of time that dates the agreement, not a clause's promise ("signed in the last two years")
+_DATING_BEFORE = re.compile(r"(?:last|past|previous|recent|next|coming|within\s+the\s+(?:last|past)|近|过去|最近|"
+                            r"前|今后|未来)\s*$", re.I)
+_DATING_AFTER = re.compile(r"^\s*(?:ago|old|older|earlier|later|since|前|以前|之前)", re.I)
+
+
+@dataclass(frozen=True)
+class Quantity:
+    text: str        # as the question wrote it ("24 hours")
+    pattern: str     # a Cypher `=~` pattern that any clause stating it matches (whole text)
+    span: tuple[int, int] = (0, 0)   # where the question wrote it
+
+
+def _value(number: str) -> float | None:
+    number = re.sub(r"\s*\(\d+\)$", "", number.strip()).lower()
+    if re.fullmatch(r"\d+(?:\.\d+)?", number):
+        return float(number)
+    if re.fullmatch(r"[一二两三四五六七八九十百]+", number):
+        return float(zh_number(number)) or None
+    n = english_number(number.replace(" ", "-"))
+    return float(n) if n else None
+
+
+def _spellings(value: float) -> str:
+    """Every way a clause may write the number, as one regex alternation."""
+    if value != int(value):
+        digits = re.escape(f"{value:g}")
+        return f"(?<![\\d.]){digits}(?![\\d])"
+    n = int(value)
+    ways = [f"(?<![\\d.,]){n}(?![\\d]|\\.\\d|,\\d)"]
+    if 0 < n < 100:
+        ways.append(r"\b" + _english(n) + r"\b")
+        ways.append(f"(?<![一二两三四五六七八九十百]){zh_numeral(n)}" + ("" if n % 10 else "(?![一二三四五六七八九])"))
+        if n == 2:
+            ways.append("两")
+    return "(?:" + "|".join(ways) + ")"
+
+
+def _english(n: int) -> str:
+    names = {v: k for k, v in english_cardinals().items()}
+    if n in names:
+        return names[n]
+    tens, ones = divmod(n, 10)
+    return f"{names[10 * tens]}[\\s-]{names[ones]}"
+
+
+def _unit_pattern(unit: str) -> str:
+    en, zh = _UNITS[unit]
+    return f"(?:{en}|{zh})"
+
+
+def _compared_or_dating(q: str, start: int, end: int) -> bool:
+    before, after = q[max(0, start - 30):start], q[end:end + 20]
+    return bool(_COMPARED_BEFORE.search(before) or _COMPARED_AFTER.match(after)
+                or _DATING_BEFORE.search(before) or _DATING_AFTER.match(after))
+
+
+def question_quantities(q: str) -> list[Quantity]:
+    """The quantities the question asks a clause to state, each with the pattern that finds it."""
+    found: list[Quantity] = []
+    taken: list[tuple[int, int]] = []
+    for m in _ROUND_THE_CLOCK.finditer(q):
+        found.append(Quantity(m.group(0).strip(), ROUND_THE_CLOCK_PATTERN, m.span()))
+        taken.append(m.span())
+    for m in _QUESTION.finditer(q):
+        if any(s < m.end() and m.start() < e for s, e in taken) or _compared_or_dating(q, m.start(), m.end()):
+            continue
+        unit = next(k.split("_", 1)[1] for k, v in m.groupdict().items() if v)
+        number = re.match(_EN_NUMBER + r"(?:\s*\(\d+\))?|" + _ZH_NUMBER, m.group(0), re.I)
+        value = _value(number.group(0)) if number else None
+        if value is None:
+            continue
+        # "(24)" after the words, or a bare "%" : the same number either way
+        pattern = f"(?is).*{_spellings(value)}(?:\\s*\\(\\d+(?:\\.\\d+)?\\))?{_unit_pattern(unit)}.*"
+        found.append(Quantity(m.group(0).strip(), pattern, m.span()))
+        taken.append(m.span())
+    return found
+
+
+def quantity_patterns(texts: list[str]) -> list[str]:
+    """The clause patterns of quantities a plan keeps as the question wrote them (its `quantities`)."""
+    return [x.pattern for text in texts for x in question_quantities(text)]

@@ -1,0 +1,71 @@
+"""Quantities a question asks a clause to state, and the patterns that find them in any spelling."""
+import re
+
+import pytest
+
+from core.retrieval.quantities import question_quantities, quantity_patterns
+from core.retrieval.type_links import link_clause_types
+
+
+def _finds(question: str, clause: str) -> bool:
+    (quantity,) = question_quantities(question)
+    return re.match(quantity.pattern, clause) is not None   # Cypher `=~` matches the whole text, as here
+
+
+@pytest.mark.parametrize("question, text", [
+    ("Who must notify us within 24 hours of a data breach?", "24 hours"),
+    ("Which suppliers promise an uptime of 99.9%?", "99.9%"),
+    ("Which suppliers must keep records for seven years?", "seven years"),
+    ("Which suppliers respond within twenty-four hours?", "twenty-four hours"),
+    ("哪家供应商承诺一级故障30分钟内响应？", "30分钟"),
+    ("哪些供应商承诺了7×24小时支持？", "7×24小时"),
+    ("Which suppliers offer 24/7 support?", "24/7"),
+])
+def test_a_stated_quantity_is_read(question, text):
+    assert [x.text for x in question_quantities(question)] == [text]
+
+
+@pytest.mark.parametrize("question", [
+    "Which suppliers must we pay within 30 days or less?",           # a bound, not a stated figure
+    "Which suppliers have uptime below 99.9%?",
+    "Which suppliers give a warranty of at least two years?",
+    "Which agreements signed in the last two years have a termination clause?",   # dates the agreement
+    "Which contracts were signed 3 years ago?",
+    "What did we spend in 2024?",
+    "Which suppliers have more than 3 agreements?",
+    "哪些供应商的可用率不低于99.9%？",
+])
+def test_compared_dating_and_other_numbers_are_no_detail(question):
+    assert question_quantities(question) == []
+
+
+@pytest.mark.parametrize("question, clause, found", [
+    ("within 24 hours", "notify Customer within twenty-four (24) hours after becoming aware", True),
+    ("within 24 hours", "应在采集后二十四小时内完成去标识化处理", True),
+    ("within 24 hours", "a 24-hour help desk", True),
+    ("within 24 hours", "within 124 hours", False),
+    ("within 24 hours", "within 2.4 hours", False),
+    ("an uptime of 99.9%", "保证平台每月可用率不低于99.9%。", True),
+    ("an uptime of 99.9%", "at least 99.9 per cent of each month", True),
+    ("an uptime of 99.9%", "99.95% of the time", False),
+    ("keep records for seven years", "records of all Payroll Runs for 7 years", True),
+    ("keep records for seven years", "for seventy years", False),
+    ("30分钟内响应", "respond within thirty minutes", True),
+    ("30分钟内响应", "应在三十分钟内响应", True),
+    ("30分钟内响应", "应在三十五分钟内响应", False),
+    ("24/7 support", "support is available around the clock", True),
+    ("24/7 support", "提供7×24小时技术支持", True),
+])
+def test_the_pattern_finds_every_spelling_and_nothing_else(question, clause, found):
+    assert _finds(question, clause) is found
+
+
+def test_a_plan_keeps_the_text_and_the_query_rebuilds_the_pattern():
+    (quantity,) = question_quantities("an uptime of 99.9%")
+    assert quantity_patterns([quantity.text]) == [quantity.pattern]
+
+
+def test_a_clause_word_with_a_quantity_stated_of_it_names_its_type():
+    # "uptime" alone describes no clause ("offer uptime"); with a figure it is the clause's promise
+    assert link_clause_types("Which suppliers promise an uptime of 99.9%?", by_meaning=False)[0] == ["Availability"]
+    assert link_clause_types("Which suppliers guarantee 99.9% uptime?", by_meaning=False)[0] == ["Availability"]
