@@ -116,7 +116,7 @@ def question_quantities(q: str) -> list[Quantity]:
         unit = next(k.split("_", 1)[1] for k, v in m.groupdict().items() if v)
         number = re.match(_EN_NUMBER + r"(?:\s*\(\d+\))?|" + _ZH_NUMBER, m.group(0), re.I)
         value = _value(number.group(0)) if number else None
-        if value is None:
+        if value is None or (unit == "year" and 1900 <= value <= 2100):   # 2021年 is a date
             continue
         # "(24)" after the words, or a bare "%" : the same number either way
         pattern = f"(?is).*{_spellings(value)}(?:\\s*\\(\\d+(?:\\.\\d+)?\\))?{_unit_pattern(unit)}.*"

@@ -34,6 +34,7 @@ def test_a_stated_quantity_is_read(question, text):
     "What did we spend in 2024?",
     "Which suppliers have more than 3 agreements?",
     "哪些供应商的可用率不低于99.9%？",
+    "2021年生效的合同中关于维护的条款",      # a year
 ])
 def test_compared_dating_and_other_numbers_are_no_detail(question):
     assert question_quantities(question) == []
