@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 
 from core.numerals import english_cardinals, english_number, zh_number, zh_numeral
+from core.retrieval.spend_terms import GT, LT, ZH_GT, ZH_LT
 
 # canonical unit -> (how a question or clause writes it in English, in Chinese)
 _UNITS: dict[str, tuple[str, str]] = {
@@ -40,10 +41,10 @@ ROUND_THE_CLOCK_PATTERN = (r"(?is).*(?:(?<!\d)24\s*[/x×*]\s*7(?!\d)|(?<!\d)7\s*
                            r"(?:a)?round[\s-]the[\s-]clock|24\s*hours?\s*a\s*day,?\s*(?:7|seven)\s*days|全天候).*")
 
 # a comparison before or after makes the number a bound ("at least 99.5%", "30 days or less")
+# the comparison words the spend reader knows, and those only durations take
 _COMPARED_BEFORE = re.compile(
-    r"(?:above|over|more than|greater than|higher than|exceed\w*|at least|not less than|no less than|below|under|"
-    r"less than|lower than|at most|not more than|no more than|up to|shorter than|longer than|minimum of|"
-    r"maximum of|[<>≤≥]=?|超过|高于|大于|多于|不少于|至少|低于|少于|小于|不超过|不到|最多|最少)\s*(?:of\s+|than\s+)?$", re.I)
+    rf"(?:{GT}|{LT}|{ZH_GT}|{ZH_LT}|no less than|no more than|shorter than|longer than|minimum of|maximum of|[≤≥]|"
+    r"最多|最少)\s*(?:of\s+|than\s+)?$", re.I)
 _COMPARED_AFTER = re.compile(r"^\s*(?:or\s+(?:less|more|fewer|shorter|longer|higher|lower|above|below|under|over)|"
                              r"and\s+(?:above|over|below|under)|\+|以上|以下|或以上|或以下|或更\w)", re.I)
 # a span of time that dates the agreement, not a clause's promise ("signed in the last two years")
