@@ -1,6 +1,8 @@
 """The union rule of core/ingest/typing.py: section verdict + provision labels -> a clause's types."""
 from __future__ import annotations
 
+import pytest
+
 import dataclasses
 
 from core.ingest.classifier import REVIEW_THRESHOLD, Classification
@@ -150,17 +152,18 @@ def test_a_chinese_section_about_one_thing_stays_one_type(embedder):
     assert got.types == ["Termination"]
 
 
-def test_a_chinese_sentence_leaning_to_another_type_is_review_evidence(embedder):
+def test_a_chinese_notice_period_termination_is_a_second_type_of_its_termination_section(embedder):
     """Read alone, a notice-period termination leans to Termination for Convenience over its
-    section's Termination, but not clearly (not SECTION_CONTEXT_ODDS times as likely): it is
-    review evidence, so a gap answer says "only low-confidence evidence" instead of "none"."""
-    from core.ingest.typing import get_clause_typer
+    section's Termination, but not clearly (not SECTION_CONTEXT_ODDS times as likely), which made it
+    review evidence only; its wording (a right to end on notice, no cause named) makes it the type,
+    with that sentence as its evidence, beside the section's Termination."""
+    from core.ingest.typing import METHOD_WORDING, get_clause_typer
 
     got = get_clause_typer().type_one(
         "第五条 合同的解除", "任何一方可提前三十日书面通知对方解除本合同。一方严重违约的，守约方有权立即解除本合同。")
-    assert got.types == ["Termination"]
-    lean = [r for r in got.review if r.type == "Termination for Convenience"]
-    assert lean and lean[0].span is not None and lean[0].end <= len("任何一方可提前三十日书面通知对方解除本合同。")
+    assert got.type == "Termination" and "Termination for Convenience" in got.types
+    tfc = next(lab for lab in got.labels if lab.type == "Termination for Convenience")
+    assert tfc.method == METHOD_WORDING and tfc.end <= len("任何一方可提前三十日书面通知对方解除本合同。")
 
 
 def test_an_uncorroborated_low_confidence_verdict_is_review_evidence():
@@ -297,3 +300,41 @@ def test_a_termination_for_convenience_read_in_a_non_renewal_sentence_is_review_
     assert out[-1].sentence == renewal.sentence and (out[-1].start, out[-1].end) == (renewal.start, renewal.end)
     weak = ProvisionLabel("Termination", 0.1, 0, 5, "Term.", "sentence", confident=False)
     assert _renewal_is_not_convenience([renewal, weak])[-1] == dataclasses.replace(renewal, type="Termination")
+
+
+@pytest.mark.parametrize("sentence, ends", [
+    # a right to end, with no cause named, in so many words
+    ("Either of us may bring this arrangement to an end by giving the other not less than three months' written "
+     "notice, for any reason.", True),
+    ("Either party may cancel this order at any time by giving the other 30 days' notice in writing.", True),
+    ("Either party may terminate this agreement with nine months' written notice.", True),
+    ("The Company may terminate this Agreement for convenience upon thirty (30) days' prior written notice.", True),
+    ("甲方可以提前三十日书面通知乙方解除本协议。", True),
+    ("任何一方可提前三个月书面通知对方解除本协议。", True),
+    # a cause, a condition, a non-renewal, or no right to end at all
+    ("Either party may terminate this Agreement by written notice if the other party commits a material breach.", False),
+    ("This Agreement may be terminated by either Party at any time by notice if the other becomes bankrupt.", False),
+    ("This Agreement renews for successive one-year terms unless either party gives 90 days notice of "
+     "non-renewal.", False),
+    ("Upon termination of this Agreement for any reason, Supplier shall return all Confidential Information.", False),
+    ("The captions are for convenience of reference only.", False),
+    ("一方严重违反本协议，经书面催告后十五日内仍未改正的，另一方可以书面通知解除本协议。", False),
+    ("本协议有效期届满前三十日，任何一方可以书面通知对方终止续约。", False),
+])
+def test_a_right_to_end_without_cause_is_read_in_so_many_words(sentence, ends):
+    from core.ingest.typing import ends_without_cause
+
+    assert ends_without_cause(sentence) is ends
+
+
+def test_a_termination_for_convenience_in_so_many_words_is_a_type_of_the_clause(embedder):
+    from core.ingest.typing import METHOD_WORDING, get_clause_typer
+
+    # the CUAD-trained reader scores this 0.10 against its threshold of 0.11, the section reader Termination
+    text = ("6. Either of us may bring this arrangement to an end by giving the other not less than three "
+            "months' written notice, for any reason.")
+    got = get_clause_typer().type_one("Either of us may bring this arrangement to an end", text)
+    tfc = next(lab for lab in got.labels if lab.type == "Termination for Convenience")
+    assert tfc.method == METHOD_WORDING and text[tfc.start:tfc.end].startswith("6. Either of us")
+    zh = get_clause_typer().type_one("合同解除", "甲方可以提前三十日书面通知乙方解除本协议。")
+    assert "Termination for Convenience" in zh.types
