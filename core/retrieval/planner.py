@@ -645,11 +645,12 @@ def base_plan_params(f: QuestionFacts, vocab: Vocabulary) -> PlanParams:
         params.spend_categories = list(f.categories)
     if f.counts_agreements:
         params.count_unit = "agreements"
-    if f.types:   # a quantity a clause of the type states ("which suppliers promise 99.9% uptime?")
-        quantities = [x.text for x in question_quantities(f.q)]
-        if quantities:
-            params.quantities = quantities
-            f.linked["quantities"] = quantities
+    # a quantity a clause of the type states ("which suppliers promise 99.9% uptime?"), read by the
+    # clause lists and presence of a type, including one linked by meaning after these parameters
+    quantities = [x.text for x in question_quantities(f.q)]
+    if quantities:
+        params.quantities = quantities
+        f.linked["quantities"] = quantities
     if f.summing or (f.year and (f.spend_min is not None or f.spend_max is not None or f.summing)):
         params.require_spend = True  # a company without spend in that year has no spend to compare or add
     return params

@@ -70,3 +70,17 @@ def test_a_clause_word_with_a_quantity_stated_of_it_names_its_type():
     # "uptime" alone describes no clause ("offer uptime"); with a figure it is the clause's promise
     assert link_clause_types("Which suppliers promise an uptime of 99.9%?", by_meaning=False)[0] == ["Availability"]
     assert link_clause_types("Which suppliers guarantee 99.9% uptime?", by_meaning=False)[0] == ["Availability"]
+
+
+@pytest.mark.parametrize("question, types, quantities", [
+    ("Which suppliers promise an uptime of 99.9%?", ["Availability"], ["99.9%"]),
+    # the type linked by meaning (the Chinese lexicon), after the shared parameters are read
+    ("哪些供应商承诺了7×24小时支持？", ["Support"], ["7×24小时"]),
+    ("Which suppliers have a support clause?", ["Support"], None),
+])
+def test_the_plan_keeps_the_quantities_for_the_type_however_it_was_linked(question, types, quantities):
+    from core.retrieval.planner import plan_question
+    from tests.unit.vocabularies import two_suppliers
+
+    plan = plan_question(question, two_suppliers())
+    assert plan.params.types == types and plan.params.quantities == quantities
