@@ -174,6 +174,7 @@ def link_clause_types(question: str, by_meaning: bool = True) -> tuple[list[str]
                     named.append(word)
                     en_spans[tname] = hit.span()
     _keep_compound_heads(found, cjk_spans)
+    _drop_what_insurance_covers(q, found, en_spans)
     if not found:
         found = _misspelt_types(q)
         named += [m.group(1) for how in found.values() if (m := re.match(r"spelling '(.+?)'", how))]
@@ -315,6 +316,21 @@ def _keep_compound_heads(found: dict[str, str], spans: dict[str, tuple[int, int]
     for t1, (_, end1) in list(spans.items()):
         if any(t2 != t1 and start2 == end1 for t2, (start2, _) in spans.items()) and t1 in found:
             del found[t1]
+
+
+# a line of insurance is named by what it covers: "product liability insurance", "cyber security cover"
+_COVER_AFTER = re.compile(r"[\s-]+(?:insurance|insured|cover(?:age)?|polic(?:y|ies))\b")
+
+
+def _drop_what_insurance_covers(q: str, found: dict[str, str], spans: dict[str, tuple[int, int]]) -> None:
+    """A type's word that names what an insurance covers ("liability" in "product liability
+    insurance") is the kind of insurance, not a clause type asked about, when the insurance names one."""
+    insurance = [t for t, (start, _e) in spans.items() if q.startswith("insur", start)]
+    if not insurance:
+        return
+    for t, (_s, end) in list(spans.items()):
+        if t not in insurance and t in found and _COVER_AFTER.match(q, end):
+            del found[t]
 
 
 def _carries_topic(word: str, topic: str) -> bool:

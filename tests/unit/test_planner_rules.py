@@ -1217,3 +1217,15 @@ def test_a_law_named_to_be_left_out_filters_by_the_other_laws():
         assert (sorted(p.params.governing_laws), p.params.governing_laws_left_out) == (
             ["France", "Germany"], ["Switzerland"]), (q, p.params)
     assert plan_question("Which contracts are governed by Swiss law?", vocab).params.governing_laws == ["Switzerland"]
+
+
+@pytest.mark.parametrize("question, types", [
+    ("Which manufacturing suppliers must carry product liability insurance?", ["Insurance"]),
+    ("Which suppliers carry cyber security insurance?", ["Insurance"]),
+    ("Which suppliers have liability and insurance clauses?", ["Liability", "Insurance"]),
+    ("Which suppliers have an IP ownership assignment clause?", ["IP Ownership", "Assignment"]),
+])
+def test_what_an_insurance_covers_is_its_kind_not_a_second_type(question, types):
+    from core.retrieval.type_links import link_clause_types
+
+    assert link_clause_types(question, by_meaning=False)[0] == types

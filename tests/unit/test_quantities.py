@@ -84,3 +84,4 @@ def test_the_plan_keeps_the_quantities_for_the_type_however_it_was_linked(questi
 
     plan = plan_question(question, two_suppliers())
     assert plan.params.types == types and plan.params.quantities == quantities
+

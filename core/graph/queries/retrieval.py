@@ -109,15 +109,24 @@ def clause_type_edge(typed: bool) -> str:
     return BEST_TYPE_OF_ASKED if typed else PRIMARY_TYPE
 
 
+# an agreement's clauses of the asked types: those that meet a requirement when it has any (a
+# section only weakly read as the type, "Orders and Forecasts" at Payment 0.31 beside "Price and
+# Payment", is the gap definition's low-confidence evidence, shown only where nothing better is)
+SURE_WHERE_ANY = f"""WHERE NOT {low_confidence_edge("r")} OR NOT EXISTS {{
+  MATCH (s)-[:HAS_CLAUSE]->(:Clause)-[e:OF_TYPE]->(x:ClauseType) WHERE x.name IN $types AND NOT {low_confidence_edge("e")} }}"""
+
+
 def document_clauses(active, spend="spend_latest") -> str:
     """Document-anchored: a company's agreements, walked along NEXT from the first clause."""
     conds = company_conditions(active, spend) + agreement_conditions(active)
+    typed = "types" in set(active)
     return f"""MATCH (co:Company)-[:HAS_SLA]->(s:SLA)
 {where(conds)}
 MATCH (s)-[:HAS_CLAUSE]->(first:Clause)
 WHERE NOT EXISTS {{ MATCH (:Clause)-[:NEXT]->(first) }}
 MATCH path = (first)-[:NEXT*0..]->(c:Clause)
-{clause_type_edge("types" in set(active))}
+{clause_type_edge(typed)}
+{"WITH co, s, c, r, t, path " + SURE_WHERE_ANY if typed else ""}
 WITH co, s, c, r, t, length(path) AS step
 ORDER BY co.name, s.id, step
 {CLAUSE_RETURN}
