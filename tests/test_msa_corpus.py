@@ -64,3 +64,11 @@ def test_an_agreements_clauses_of_a_type_are_its_sure_ones_when_it_has_any(msa):
     result = ask("What are the payment terms in the Solenne contract?")
     assert [r["clause_id"] for r in result.rows] == ["C4-03#3"]
     assert "NOT EXISTS" in result.cypher
+
+
+def test_a_search_by_meaning_keeps_the_clauses_that_state_the_quantity(msa):
+    # no clause type fits "fix errors": the relay searches by meaning, among the clauses stating "one business day"
+    result = ask("Which suppliers promise to fix errors within one business day?")
+    assert result.plan.mode.value == "relay" and result.plan.params.quantities == ["one business day"]
+    assert [r["clause_id"] for r in result.rows] == ["C4-01#4"]
+    assert 'stating "one business day"' in result.answer

@@ -698,7 +698,7 @@ def _clause_head(plan: Plan, tname: str, scope: str, n: int, found: list[str], l
         verb = "has" if _one_owner(owner) else "have"
         return f"{owner[0].upper() + owner[1:]} {verb} {n} {tname} clause{'s' if n != 1 else ''}:"
     if intent in SEARCH_INTENTS and not p.mentions:
-        return f"{n} clause{'s' if n != 1 else ''} of {scope} match \"{_quote(p.text)}\" (closest first):"
+        return f"{n} clause{'s' if n != 1 else ''} of {scope} match \"{_quote(p.text)}\"{_stating(p, False)} (closest first):"
     mentioning = (f" mentioning \"{' '.join(p.mentions)}\"" if p.mentions else "") + _stating(p, False)
     scope = scope.replace("suppliers", "supplier", 1) if n_comp == 1 and scope.startswith("suppliers") else scope
     return f"{n} {tname + ' ' if tname else ''}clause{'s' if n != 1 else ''}{mentioning} from {n_comp} {scope}:"

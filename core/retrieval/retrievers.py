@@ -294,6 +294,12 @@ class RelayRetriever(Retriever):
         counts = self._clause_counts(active, params, spend, filtered)
         t_count = (time.perf_counter() - t0) * 1000
         total, counted_by = counts.total, counts.source
+        if params["quantities"]:
+            # "which suppliers promise to fix errors within one business day?": the clauses that state
+            # the quantity, in one exact pass (a top-k pool would grow round by round to the whole graph)
+            res = self._run(q.relay_exact(active, spend), params)
+            trace.append({"strategy": "exact", "quantities": plan.params.quantities, "returned": len(res.rows)})
+            return self._finish(res, trace, t_embed, scanned=counts.n)
         if filtered:
             # the exact path walks every clause of the filtered agreements (and scores those of the
             # asked types): its cost follows n

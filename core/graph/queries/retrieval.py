@@ -529,7 +529,7 @@ LIMIT $limit""".replace("\n\n", "\n")
 
 def _clause_scope(active, spend) -> str:
     conds = company_conditions(active, spend) + agreement_conditions(active)
-    return where(conds)
+    return where(conds + ([QUANTITIES] if "quantities" in set(active) else []))
 
 
 # Per-agreement cap, then the best $k. Only node references travel through the cap; properties
