@@ -282,7 +282,8 @@ def ends_without_cause(sentence: str) -> bool:
 def _convenience_in_so_many_words(text: str, labels: list[ProvisionLabel]) -> list[ProvisionLabel]:
     """The clause's labels with a Termination for Convenience for the first sentence that grants a right
     to end without cause in so many words (`ends_without_cause`), unless a confident one is there."""
-    if any(lab.type == TERMINATION_FOR_CONVENIENCE and lab.confident for lab in labels):
+    if any(lab.type == TERMINATION_FOR_CONVENIENCE and lab.confident for lab in labels) \
+            or not _A_RIGHT_TO_END.search(text):   # no right to end anywhere: no sentence to read
         return labels
     for a, b in split_sentences(text):
         if ends_without_cause(text[a:b]):

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from core.numerals import english_cardinals, english_number, zh_number, zh_numeral
 from core.retrieval.spend_terms import GT, LT, ZH_GT, ZH_LT
@@ -85,12 +86,14 @@ def _spellings(value: float) -> str:
     return "(?:" + "|".join(ways) + ")"
 
 
+_NAMES = {v: k for k, v in english_cardinals().items()}
+
+
 def _english(n: int) -> str:
-    names = {v: k for k, v in english_cardinals().items()}
-    if n in names:
-        return names[n]
+    if n in _NAMES:
+        return _NAMES[n]
     tens, ones = divmod(n, 10)
-    return f"{names[10 * tens]}[\\s-]{names[ones]}"
+    return f"{_NAMES[10 * tens]}[\\s-]{_NAMES[ones]}"
 
 
 def _unit_pattern(unit: str) -> str:
@@ -106,6 +109,12 @@ def _compared_or_dating(q: str, start: int, end: int) -> bool:
 
 def question_quantities(q: str) -> list[Quantity]:
     """The quantities the question asks a clause to state, each with the pattern that finds it."""
+    return list(_quantities(q))
+
+
+@lru_cache(maxsize=1024)
+def _quantities(q: str) -> tuple[Quantity, ...]:
+    """Read once per text: the planner, the type linker and the query parameters all ask."""
     found: list[Quantity] = []
     taken: list[tuple[int, int]] = []
     for m in _ROUND_THE_CLOCK.finditer(q):
@@ -123,7 +132,7 @@ def question_quantities(q: str) -> list[Quantity]:
         pattern = f"(?is).*{_spellings(value)}(?:\\s*\\(\\d+(?:\\.\\d+)?\\))?{_unit_pattern(unit)}.*"
         found.append(Quantity(m.group(0).strip(), pattern, m.span()))
         taken.append(m.span())
-    return found
+    return tuple(found)
 
 
 def quantity_patterns(texts: list[str]) -> list[str]:
