@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +26,16 @@ class TaxonomyError(ClauseGraphError, ValueError):
 
 
 @dataclass(frozen=True)
+class Facet:
+    """A detail inside a type that a question may ask for ("an arbitration clause" is a Governing
+    Law clause that provides for arbitration). `patterns` (regular expressions, case-insensitive,
+    both languages) find it in a question and in a clause alike; core.retrieval.facets reads them."""
+    name: str
+    name_zh: str
+    patterns: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class ClauseTypeDef:
     name: str
     description: str
@@ -37,6 +48,8 @@ class ClauseTypeDef:
     concepts: list[str] = field(default_factory=list)
     # Chinese display name; optional so older taxonomy files still load (falls back to name).
     name_zh: str = ""
+    # Details a question may narrow the type to; they do not type clauses (no classifier reads them).
+    facets: tuple[Facet, ...] = ()
 
     @property
     def is_catch_all(self) -> bool:
@@ -111,12 +124,40 @@ def _parse(path: Path) -> list[ClauseTypeDef]:
             examples=[e.strip() for e in entry["examples"]],
             concepts=[c.strip() for c in entry.get("concepts", [])],
             name_zh=name_zh.strip() or name,
+            facets=_facets(entry.get("facets", []), lambda msg, w=where: fail(f"{w}: {msg}")),
         ))
     if OTHER.lower() not in seen:
         raise fail(f"the catch-all type {OTHER!r} is missing")
     # The catch-all goes last so "first matching type" rules never pick it before a real type.
     types.sort(key=lambda t: t.is_catch_all)
     return types
+
+
+def _facets(raw, fail) -> tuple[Facet, ...]:
+    """The optional `facets` of a type: objects with a name, an optional name_zh and patterns that
+    must compile (a pattern that cannot would fail every question naming it, at query time)."""
+    if not isinstance(raw, list):
+        raise fail("field 'facets' must be a list of objects")
+    out, seen = [], set()
+    for k, item in enumerate(raw):
+        name = item.get("name") if isinstance(item, dict) else None
+        if not isinstance(name, str) or not name.strip():
+            raise fail(f"facet #{k + 1} needs a non-empty 'name'")
+        patterns = item.get("patterns")
+        if not isinstance(patterns, list) or not patterns or not all(isinstance(p, str) and p.strip() for p in patterns):
+            raise fail(f"facet {name!r}: field 'patterns' must be a non-empty list of non-empty strings")
+        for pattern in patterns:
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                raise fail(f"facet {name!r}: pattern {pattern!r} is not a valid regular expression ({exc})") from None
+        if name.strip().lower() in seen:
+            raise fail(f"duplicate facet name {name!r}")
+        seen.add(name.strip().lower())
+        name_zh = item.get("name_zh", "")
+        out.append(Facet(name.strip(), (name_zh.strip() if isinstance(name_zh, str) else "") or name.strip(),
+                         tuple(p.strip() for p in patterns)))
+    return tuple(out)
 
 
 _cache: dict[tuple[str, int, int], list[ClauseTypeDef]] = {}

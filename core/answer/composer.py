@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+from core.retrieval.facets import facet_names
 from core.types import COMPANY_INTENTS, DOCUMENT_INTENTS, SEARCH_INTENTS, SPEND_INTENTS, Evidence, Intent, Plan
 
 MAX_EVIDENCE = 50
@@ -643,7 +644,7 @@ def _subject(plan: Plan, tname: str, scope: str, lang: str) -> str:
             return f"{scope.removesuffix('供应商')}缺少所查 {len(plan.params.types)} 类条款中任一类的供应商"
         if tname:
             held = f"有{have}条款但" if have else ""
-            stating = f"（写明{'、'.join(plan.params.quantities)}）" if plan.params.quantities and not gap else ""
+            stating = _stating_zh(plan.params, gap)
             return f"{scope.removesuffix('供应商')}{held}{'缺少' if gap else '有'}{tname}条款{stating}的供应商"
         return scope if scope != "供应商" else "符合条件的供应商"
     if intent == Intent.NO_AGREEMENT:
@@ -704,9 +705,24 @@ def _clause_head(plan: Plan, tname: str, scope: str, n: int, found: list[str], l
     return f"{n} {tname + ' ' if tname else ''}clause{'s' if n != 1 else ''}{mentioning} from {n_comp} {scope}:"
 
 
+def _details_read(p, gap: bool) -> bool:
+    """A gap beside a type held is read by type only (the service warns); every other answer reads them."""
+    return not (gap and p.present_types)
+
+
 def _stating(p, gap: bool) -> str:
-    """' stating "99.9%"': the quantities a listed clause was asked to state (not a gap's: it ignores them)."""
-    return "".join(f' stating "{x}"' for x in p.quantities or []) if not gap else ""
+    """' stating "99.9%" on arbitration': the quantities and facets a listed clause was asked to have."""
+    if not _details_read(p, gap):
+        return ""
+    return "".join(f' stating "{x}"' for x in p.quantities or []) + \
+        "".join(f" on {name.lower()}" for name in facet_names(p.facets, p.types, "en"))
+
+
+def _stating_zh(p, gap: bool) -> str:
+    if not _details_read(p, gap):
+        return ""
+    details = [f"写明{x}" for x in p.quantities or []] + [f"涉及{x}" for x in facet_names(p.facets, p.types, "zh")]
+    return f"（{'、'.join(details)}）" if details else ""
 
 
 def _company_extra(plan: Plan, r: dict, types: list[str]) -> str:
@@ -836,19 +852,21 @@ def _nothing(plan: Plan, tname: str, scope: str, lang: str) -> str:
             return f"没有{scope}的条款与“{_quote(plan.params.text)}”相关。"
         who = "、".join(plan.params.companies or plan.params.sla_ids or [])
         if who and intent == Intent.PRESENCE:
-            return f"没有：{who}没有{tname}条款（找到 0 个）。"
+            return f"没有：{who}没有{tname}条款{_stating_zh(plan.params, False)}（找到 0 个）。"
         if who and tname:
             return f"在{who}的协议中没有找到{tname}条款。"
         return "没有找到符合条件的结果。"
     if intent == Intent.GAP and per_agreement:
-        return f"None of the agreements of {scope} lacks {_a(tname)} {tname} clause (no agreement matched)."
+        return f"None of the agreements of {scope} lacks {_a(tname)} {tname} clause{_stating(plan.params, True)} (no agreement matched)."
     if intent == Intent.GAP:
-        return f"None of the {scope} lacks {_a(tname)} {tname} clause (no company matched)."
+        return f"None of the {scope} lacks {_a(tname)} {tname} clause{_stating(plan.params, True)} (no company matched)."
     if intent == Intent.PRESENCE:
         who = _join(plan.params.companies or [], "en")
         if who:
-            return f"No: {who} {'has' if len(plan.params.companies) == 1 else 'have'} no {tname} clause (0 found)."
-        return f"No {scope} {'has' if scope.startswith('supplier ') else 'have'} {_a(tname)} {tname} clause (0 found)."
+            return f"No: {who} {'has' if len(plan.params.companies) == 1 else 'have'} no {tname} clause" \
+                   f"{_stating(plan.params, False)} (0 found)."
+        return f"No {scope} {'has' if scope.startswith('supplier ') else 'have'} {_a(tname)} {tname} clause" \
+               f"{_stating(plan.params, False)} (0 found)."
     if intent == Intent.NO_AGREEMENT:
         return "Every matching company has at least one agreement."
     if intent in DOCUMENT_INTENTS:

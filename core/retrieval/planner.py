@@ -22,6 +22,7 @@ from typing import Any, Callable
 from core.config import settings
 from core.graph.vocabulary import Vocabulary
 from core.retrieval import conditions as cond
+from core.retrieval.facets import question_facets
 from core.retrieval.facts import QuestionFacts, word_tokens
 from core.retrieval.follow_up import FOLLOW_UP_LEAD, SessionContext, inherit_context
 from core.retrieval.linking import (CJK, STOPWORDS, alias_map, fuzzy_values, lexicon, link_agreement_by_service,
@@ -651,9 +652,21 @@ def base_plan_params(f: QuestionFacts, vocab: Vocabulary) -> PlanParams:
     if quantities:
         params.quantities = quantities
         f.linked["quantities"] = quantities
+    _read_facets(f, params)
     if f.summing or (f.year and (f.spend_min is not None or f.spend_max is not None or f.summing)):
         params.require_spend = True  # a company without spend in that year has no spend to compare or add
     return params
+
+
+def _read_facets(f: QuestionFacts, params: PlanParams) -> None:
+    """Details of the asked type the question names ("an arbitration clause": a Governing Law
+    clause that provides for arbitration), which the clause lists and presence then require."""
+    hits = question_facets(f.q, params.types)
+    params.facets = [h.name for h in hits] or None
+    if hits:
+        f.linked["facets"] = {h.name: f"'{h.words}' ({h.type})" for h in hits}
+    else:
+        f.linked.pop("facets", None)
 
 
 # -- the routing table -------------------------------------------------------------------------
@@ -1073,6 +1086,7 @@ def _route_by_meaning(f: QuestionFacts, params: PlanParams) -> tuple[Rule, Inten
     f.types, f.topic = [tname], None
     f.linked["clause_types"] = {tname: why}
     params.types = [tname]
+    _read_facets(f, params)
     return route(f)
 
 

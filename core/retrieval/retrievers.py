@@ -19,6 +19,7 @@ from core.types import SPEND_INTENTS, Intent, Mode, Plan
 from core.graph.selectivity import ClauseCounts
 from core.errors import ClauseGraphError
 from core.retrieval.search import DEFAULT_CANDIDATES, DEFAULT_PHRASE_BOOST, DEFAULT_WEIGHTS, fulltext_query, mention_query
+from core.retrieval.facets import facet_patterns
 from core.retrieval.quantities import quantity_patterns
 
 MAX_ROWS = 200
@@ -49,7 +50,7 @@ class Retrieval:
 FILTER_KEYS = ("companies", "sla_ids", "types", "countries", "industries", "cities", "governing_laws",
                "spend_min", "spend_max", "date_from", "date_to", "require_spend", "spend_categories", "top",
                "foreign_law", "home_law", "agreements_min", "agreements_max", "spend_up", "spend_down",
-               "exclude_companies", "lowest", "mentions", "quantities")
+               "exclude_companies", "lowest", "mentions", "details")
 
 
 def base_params(plan: Plan) -> dict[str, Any]:
@@ -80,8 +81,9 @@ def base_params(plan: Plan) -> dict[str, Any]:
         "lowest": p.spend_order == "lowest",   # rankings start from the smallest spend (shapes the query only)
         "agreement_top": int(p.agreement_top or 1),   # read only by an agreement ranking
         "mentions": [w.lower() for w in p.mentions or []],   # read only by the clause lists of a type
-        # read only by the clause lists and presence of a type ("which suppliers promise 99.9% uptime?")
-        "quantities": quantity_patterns(p.quantities or []),
+        # read only by the clause lists, presence and gaps of a type ("which suppliers promise 99.9%
+        # uptime?", "which contracts provide for arbitration?"): patterns a clause of the type matches
+        "details": quantity_patterns(p.quantities or []) + facet_patterns(p.facets, p.types),
     }
 
 
@@ -192,7 +194,7 @@ class ClauseTypeRetriever(Retriever):
             raise RetrievalError("clause_type mode needs a clause type in the question")
         return self._run(q.clause_type_clauses(self._start(params["types"], params["limit"]),
                                                mentions=bool(params["mentions"]),
-                                               quantities=bool(params["quantities"])), params)
+                                               details=bool(params["details"])), params)
 
     def _start(self, types: list[str], limit: int) -> str:
         """Where the pivot starts: both plans give the same rows, only their cost differs.
@@ -237,9 +239,14 @@ class AttributeRetriever(Retriever):
                 params.update(gap_types=list(params["types"]), present_types=present,
                               types=list(params["types"]) + present)
             held = (plan.params.present_match or "all") if present else None
+            if present:
+                active = active - {"details"}   # read by type only (the service warns)
             # "which contracts lack X?": agreement by agreement; else supplier by supplier
-            gaps = q.agreement_gaps if per_agreement else q.type_gaps
-            return self._run(gaps(active - {"types"}, match, spend, present_match=held), params)
+            if per_agreement:
+                return self._run(q.agreement_gaps(active - {"types"}, match, spend, present_match=held), params)
+            if "details" in active:   # "which suppliers have no arbitration clause?": their clauses are read
+                return self._run(q.detail_gaps(active - {"types"}, match, spend), params)
+            return self._run(q.type_gaps(active - {"types"}, match, spend, present_match=held), params)
         if per_agreement and params["mentions"] and not params["types"]:   # "which contracts don't mention X?"
             return self._run(q.agreements_not_mentioning(active, spend), params)
         if per_agreement:
@@ -294,11 +301,12 @@ class RelayRetriever(Retriever):
         counts = self._clause_counts(active, params, spend, filtered)
         t_count = (time.perf_counter() - t0) * 1000
         total, counted_by = counts.total, counts.source
-        if params["quantities"]:
+        if params["details"]:
             # "which suppliers promise to fix errors within one business day?": the clauses that state
             # the quantity, in one exact pass (a top-k pool would grow round by round to the whole graph)
             res = self._run(q.relay_exact(active, spend), params)
-            trace.append({"strategy": "exact", "quantities": plan.params.quantities, "returned": len(res.rows)})
+            trace.append({"strategy": "exact", "quantities": plan.params.quantities, "facets": plan.params.facets,
+                          "returned": len(res.rows)})
             return self._finish(res, trace, t_embed, scanned=counts.n)
         if filtered:
             # the exact path walks every clause of the filtered agreements (and scores those of the

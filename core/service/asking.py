@@ -263,8 +263,9 @@ def _state_gap_definition(plan: Plan, db: Database, result: Result) -> None:
             apart = 0
     # a paragraph of its own: the answer may end with a list of suppliers
     result.answer = f"{result.answer}\n\n{gaps.short_statement(plan.language, apart)}"
-    if p.quantities:   # "which suppliers don't promise 99.9% uptime?": a gap is read by type only
-        result.warnings.append(f"a gap is read by clause type: whether a clause states {', '.join(p.quantities)} "
+    details = [*(p.quantities or []), *(p.facets or [])]
+    if details and p.present_types:   # "a termination clause but no service credits within 30 days"
+        result.warnings.append(f"a gap beside a type held is read by clause type: {', '.join(details)} "
                                "was not checked")
     result.timings_ms["gap_scope"] = round((time.perf_counter() - t0) * 1000, 2)
 

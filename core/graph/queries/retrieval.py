@@ -276,14 +276,19 @@ LIMIT $limit"""
 
 # "termination clauses that mention notice": every word in the clause text ($mentions, lower case)
 MENTIONS = "WHERE all(word IN $mentions WHERE toLower(c.text) CONTAINS word)"
-# "which suppliers promise 99.9% uptime?": the clause states every quantity asked, in any spelling
-# (`$quantities`: one whole-text pattern each, from core.retrieval.quantities)
-QUANTITIES = "all(pattern IN $quantities WHERE c.text =~ pattern)"
+# "which suppliers promise 99.9% uptime?", "which contracts provide for arbitration?": the clause
+# states every quantity and has every facet of its type asked (`$details`: one whole-text pattern
+# each, from core.retrieval.quantities and core.retrieval.facets)
+def details_of(clause: str) -> str:
+    return f"all(pattern IN $details WHERE {clause}.text =~ pattern)"
 
 
-def clause_details(mentions: bool, quantities: bool) -> str:
-    """The WHERE a clause of a listed type must pass: the words and quantities the question asks of it."""
-    return where(([MENTIONS.removeprefix("WHERE ")] if mentions else []) + ([QUANTITIES] if quantities else []))
+DETAILS = details_of("c")
+
+
+def clause_details(mentions: bool, details: bool) -> str:
+    """The WHERE a clause of a listed type must pass: the words, quantities and facets the question asks of it."""
+    return where(([MENTIONS.removeprefix("WHERE ")] if mentions else []) + ([DETAILS] if details else []))
 
 
 def mentioning_clauses(active, spend="spend_latest", indexed: bool = True) -> str:
@@ -304,7 +309,7 @@ ORDER BY co.name, s.id, c.position
 LIMIT $limit""".replace("\n\n", "\n")
 
 
-def clause_type_clauses(start: str = "companies", mentions: bool = False, quantities: bool = False) -> str:
+def clause_type_clauses(start: str = "companies", mentions: bool = False, details: bool = False) -> str:
     """Clause-type pivot: a type's clauses across agreements, with company context, the first
     `$limit` by company name, agreement and position.
 
@@ -320,7 +325,7 @@ def clause_type_clauses(start: str = "companies", mentions: bool = False, quanti
     if start == "types":
         return f"""MATCH (asked:ClauseType)<-[:OF_TYPE]-(c:Clause) WHERE asked.name IN $types
 WITH DISTINCT c
-{clause_details(mentions, quantities)}
+{clause_details(mentions, details)}
 MATCH (co:Company)-[:HAS_SLA]->(s:SLA)-[:HAS_CLAUSE]->(c)
 WHERE co.name IS NOT NULL
 WITH co, s, c ORDER BY co.name, s.id, c.position LIMIT $limit
@@ -333,7 +338,7 @@ ORDER BY company, sla_id, position""".replace("\n\n", "\n")
   AND (co.clause_types IS NULL OR any(held IN co.clause_types WHERE held IN $types))
 WITH co ORDER BY co.name
 MATCH (co)-[:HAS_SLA]->(s:SLA)-[:HAS_CLAUSE]->(c:Clause)
-{clause_details(mentions, quantities)}
+{clause_details(mentions, details)}
 {BEST_TYPE_OF_ASKED}
 {CLAUSE_RETURN}
 ORDER BY company, sla_id, position
@@ -347,7 +352,7 @@ def attribute_clauses(active, spend="spend_latest") -> str:
 MATCH (co)-[:HAS_SLA]->(s:SLA)
 {where(agreement_conditions(active))}
 MATCH (s)-[:HAS_CLAUSE]->(c:Clause)
-{clause_details("mentions" in set(active), "quantities" in set(active))}
+{clause_details("mentions" in set(active), "details" in set(active))}
 {BEST_TYPE_OF_ASKED}
 {CLAUSE_RETURN}
 ORDER BY co.name, s.id, c.position
@@ -393,33 +398,65 @@ def _gap_selection(match: str, present_match: str | None) -> tuple[str, str]:
     return lacked, selected
 
 
+def detail_gaps(active, match: str = "all", spend="spend_latest") -> str:
+    """`type_gaps` when the question asks for a detail of the type ("which suppliers have no
+    arbitration clause?", "who does not promise 99.9% uptime?"): a type is met by a confident clause
+    of it that has the details (`$details`), so the per-company type sets cannot answer and the
+    companies' clauses are read. `review_only` / `review_clause_ids` as `type_gaps` gives them:
+    the missing types of which a low-confidence clause has the details."""
+    conds = company_conditions(active, spend) + ["co.n_agreements > 0"] + agreement_exists(active)
+    lacked, selected = _gap_selection(match, None)
+    scope = "\n    AND ".join(agreement_conditions(active) + ["t.name IN $types", DETAILS])
+    return f"""MATCH (co:Company)
+{where(conds)}
+CALL (co) {{
+  OPTIONAL MATCH (co)-[:HAS_SLA]->(s:SLA)-[:HAS_CLAUSE]->(c:Clause)-[e:OF_TYPE|MAY_BE]->(t:ClauseType)
+  WHERE {scope}
+  WITH c, e, t, type(e) = 'OF_TYPE' AND NOT {low_confidence_edge("e")} AS sure
+  ORDER BY c.id
+  RETURN collect(DISTINCT t.name) AS typed, collect(DISTINCT CASE WHEN sure THEN t.name END) AS confident,
+         collect(DISTINCT CASE WHEN NOT sure THEN c.id END) AS unsure_clause_ids
+}}
+WITH co, typed, unsure_clause_ids, [required IN {lacked} WHERE NOT required IN confident] AS missing
+WHERE {selected}
+WITH co, missing, [m IN missing WHERE m IN typed] AS review_only, unsure_clause_ids, co.{spend_prop(spend)} AS spend
+ORDER BY spend DESC, co.name
+LIMIT $limit
+RETURN co.name AS company, co.country AS country, co.industry AS industry, spend, missing, review_only,
+       CASE WHEN size(review_only) > 0 THEN unsure_clause_ids ELSE [] END AS review_clause_ids
+ORDER BY spend DESC, company"""
+
+
 def agreement_gaps(active, match: str = "all", spend="spend_latest", present_match: str | None = None) -> str:
     """`type_gaps` one agreement at a time ("which contracts have no governing-law clause?"): a
     supplier with two agreements is listed for the one that lacks the type even when the other has
     it. The same definition of a gap, read from the agreement's own clauses (`low_confidence_edge`,
-    as the per-company counts are built); `review_only` / `review_clause_ids` as `type_gaps` gives."""
+    as the per-company counts are built); `review_only` / `review_clause_ids` as `type_gaps` gives.
+    With `details` active only clauses that have them count ("which contracts lack an arbitration
+    clause?", as `detail_gaps`)."""
     conds = company_conditions(active, spend)
     lacked, selected = _gap_selection(match, present_match)
+    detail = {v: f" AND {details_of(v)}" if "details" in set(active) else "" for v in ("c", "mc", "rc")}
     return f"""MATCH (co:Company)
 {where(conds)}
 MATCH (co)-[:HAS_SLA]->(s:SLA)
 {where(agreement_conditions(active))}
 CALL (s) {{
-  OPTIONAL MATCH (s)-[:HAS_CLAUSE]->(:Clause)-[e:OF_TYPE]->(t:ClauseType)
-  WHERE t.name IN $types
+  OPTIONAL MATCH (s)-[:HAS_CLAUSE]->(c:Clause)-[e:OF_TYPE]->(t:ClauseType)
+  WHERE t.name IN $types{detail["c"]}
   RETURN collect(DISTINCT t.name) AS typed,
          collect(DISTINCT CASE WHEN NOT {low_confidence_edge("e")} THEN t.name END) AS confident
 }}
 WITH co, s, typed, confident, [required IN {lacked} WHERE NOT required IN confident] AS missing
 WHERE {selected}
 WITH co, s, missing, [m IN missing WHERE m IN typed OR EXISTS {{
-       MATCH (s)-[:HAS_CLAUSE]->(:Clause)-[:MAY_BE]->(:ClauseType {{name: m}}) }}] AS review_only,
+       MATCH (s)-[:HAS_CLAUSE]->(mc:Clause)-[:MAY_BE]->(:ClauseType {{name: m}}) WHERE true{detail["mc"]} }}] AS review_only,
      co.{spend_prop(spend)} AS spend
 ORDER BY spend DESC, co.name, s.id
 LIMIT $limit
 CALL (s, review_only) {{
   OPTIONAL MATCH (s)-[:HAS_CLAUSE]->(rc:Clause)-[:MAY_BE|OF_TYPE]->(rt:ClauseType)
-  WHERE size(review_only) > 0 AND rt.name IN review_only
+  WHERE size(review_only) > 0 AND rt.name IN review_only{detail["rc"]}
   WITH rc ORDER BY rc.id
   RETURN collect(DISTINCT rc.id) AS review_clause_ids
 }}
@@ -458,7 +495,7 @@ WITH co{keep}, typed, confident, [i IN asked WHERE n_typed[i] <= coalesce(n_low[
 REVIEW_EVIDENCE = """WITH co, missing, spend, [m IN missing WHERE m IN review_types] AS review_only
 CALL (co, review_only) {
   OPTIONAL MATCH (co)-[:HAS_SLA]->(:SLA)-[:HAS_CLAUSE]->(rc:Clause)-[:MAY_BE|OF_TYPE]->(rt:ClauseType)
-  WHERE size(review_only) > 0 AND rt.name IN review_only
+  WHERE size(review_only) > 0 AND rt.name IN review_only{detail["rc"]}
   WITH rc ORDER BY rc.id
   RETURN collect(DISTINCT rc.id) AS review_clause_ids
 }"""
@@ -478,7 +515,7 @@ def presence_clauses(active, match: str = "all", spend="spend_latest") -> str:
 MATCH (co)-[:HAS_SLA]->(s:SLA)
 {where(agreement_conditions(active))}
 MATCH (s)-[:HAS_CLAUSE]->(c:Clause)
-{clause_details(False, "quantities" in set(active))}
+{clause_details(False, "details" in set(active))}
 {BEST_TYPE_OF_ASKED}
 WITH co, s, c, r, t, [(c)-[:OF_TYPE]->(x:ClauseType) WHERE x.name IN $types | x.name] AS matched,
      [(c)-[e:OF_TYPE]->(x:ClauseType) WHERE x.name IN $types AND NOT {low_confidence_edge("e")} | x.name] AS sure
@@ -529,7 +566,7 @@ LIMIT $limit""".replace("\n\n", "\n")
 
 def _clause_scope(active, spend) -> str:
     conds = company_conditions(active, spend) + agreement_conditions(active)
-    return where(conds + ([QUANTITIES] if "quantities" in set(active) else []))
+    return where(conds + ([DETAILS] if "details" in set(active) else []))
 
 
 # Per-agreement cap, then the best $k. Only node references travel through the cap; properties
