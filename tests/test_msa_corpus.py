@@ -45,9 +45,37 @@ def test_without_the_quantity_every_holder_of_the_type_is_listed(msa):
     assert len(_companies(ask("Which suppliers have a liability clause?"))) > 1
 
 
-def test_a_gap_says_it_did_not_check_the_quantity(msa):
+def test_a_gap_reads_the_quantity_from_the_clauses(msa):
+    # Oakridge's liability cap is twelve months of fees; the other suppliers' clauses state no such cap
     result = ask("Which suppliers lack a liability clause capped at twelve months of fees?")
-    assert any("was not checked" in w for w in result.warnings), result.warnings
+    assert result.plan.params.quantities == ["twelve months"], result.plan
+    lacking = _companies(result)
+    assert "Oakridge Payroll Solutions LLC" not in lacking and len(lacking) >= 3, result.answer
+    assert "$details" in result.cypher and not any("was not checked" in w for w in result.warnings)
+
+
+@pytest.mark.parametrize("question, expected", [
+    # Kvist & Berg's letter and Qiming's Chinese clause provide for arbitration; the others name courts or a law only
+    ("Which of our contracts are subject to arbitration?", {"Kvist & Berg AB", "Qiming Smart Technology Co. Ltd."}),
+    ("哪些合同约定了仲裁？", {"Kvist & Berg AB", "Qiming Smart Technology Co. Ltd."}),
+    # only Oakridge may increase its fees; Solenne's prices are fixed for each year
+    ("Which suppliers are allowed to raise their prices?", {"Oakridge Payroll Solutions LLC"}),
+    ("Which contracts renew automatically?", {"Solenne Cosmétiques SAS"}),
+    ("Which agreements allow assignment to a successor after a merger?", {"Oakridge Payroll Solutions LLC"}),
+])
+def test_a_facet_of_the_type_keeps_the_suppliers_whose_clause_has_it(msa, question, expected):
+    result = ask(question)
+    assert result.plan.params.facets, result.plan
+    assert _companies(result) == expected, result.answer
+    assert "$details" in result.cypher      # Neo4j's own (Java) regular expressions ran the taxonomy's patterns
+
+
+def test_a_gap_of_a_facet_lists_the_suppliers_whose_clauses_lack_it(msa):
+    result = ask("Which suppliers have no arbitration clause?")
+    assert result.plan.intent.value == "gap" and result.plan.params.facets == ["Arbitration"]
+    assert _companies(result) >= {"Oakridge Payroll Solutions LLC", "Solenne Cosmétiques SAS"}
+    assert "Kvist & Berg AB" not in _companies(result)
+    assert "on arbitration" in result.answer
 
 
 def test_a_right_to_end_without_cause_in_so_many_words_is_stored_as_termination_for_convenience(msa):

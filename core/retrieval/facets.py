@@ -62,6 +62,22 @@ def question_facets(q: str, types: list[str] | None, taxonomy: list[ClauseTypeDe
     return hits
 
 
+def type_by_facet(q: str, taxonomy: list[ClauseTypeDef] | None = None) -> tuple[str | None, str]:
+    """The type a question names only by a detail of it ("Which suppliers' prices are indexed?",
+    "哪些合同约定了仲裁？"): the one type whose facets the question names; none when facets of
+    several types are named ("a data breach" is a detail of Data Protection and of Security)."""
+    owners: dict[str, str] = {}
+    for t in (taxonomy if taxonomy is not None else load_taxonomy()):
+        for facet in t.facets:
+            m = _question_pattern(facet.patterns).search(q or "")
+            if m:
+                owners.setdefault(t.name, m.group(0).strip())
+    if len(owners) != 1:
+        return None, ""
+    (tname, words), = owners.items()
+    return tname, f"detail '{words}' of the type"
+
+
 def facet_patterns(names: list[str] | None, types: list[str] | None,
                    taxonomy: list[ClauseTypeDef] | None = None) -> list[str]:
     """The clause patterns of a plan's facets (its `facets`, by name), for its one asked type."""

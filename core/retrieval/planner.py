@@ -22,7 +22,7 @@ from typing import Any, Callable
 from core.config import settings
 from core.graph.vocabulary import Vocabulary
 from core.retrieval import conditions as cond
-from core.retrieval.facets import question_facets
+from core.retrieval.facets import question_facets, type_by_facet
 from core.retrieval.facts import QuestionFacts, word_tokens
 from core.retrieval.follow_up import FOLLOW_UP_LEAD, SessionContext, inherit_context
 from core.retrieval.linking import (CJK, STOPWORDS, alias_map, fuzzy_values, lexicon, link_agreement_by_service,
@@ -1080,7 +1080,9 @@ def _route_by_meaning(f: QuestionFacts, params: PlanParams) -> tuple[Rule, Inten
     requires it, so linking one would cost a model call and change no row."""
     if f.types or f.named or f.forced_mode == Mode.HYBRID:
         return None
-    tname, why = (cond.type_by_chinese(f.q) if CJK.search(f.q) else _type_by_meaning(f, f.q))
+    tname, why = type_by_facet(f.q)
+    if not tname:
+        tname, why = (cond.type_by_chinese(f.q) if CJK.search(f.q) else _type_by_meaning(f, f.q))
     if not tname:
         return None
     f.types, f.topic = [tname], None
@@ -1180,6 +1182,10 @@ def read_conditions(f: QuestionFacts, rest: str, vocab: Vocabulary) -> QuestionF
         tname, why = cond.type_by_words(unnamed if CJK.search(unnamed) else cond.main_clause(unnamed), related=f.named)
         if tname == GOVERNING_LAW and (f.laws or f.law_scope):
             tname = None   # "governed by Swiss law": the words of the law condition
+        if not tname:
+            tname, why = type_by_facet(cond.main_clause(unnamed))
+            if tname == GOVERNING_LAW and (f.laws or f.law_scope):
+                tname = None
         if not tname:
             tname, why = _type_by_meaning(f, unnamed)
             if tname == GOVERNING_LAW and (f.laws or f.law_scope):

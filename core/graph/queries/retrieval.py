@@ -495,7 +495,7 @@ WITH co{keep}, typed, confident, [i IN asked WHERE n_typed[i] <= coalesce(n_low[
 REVIEW_EVIDENCE = """WITH co, missing, spend, [m IN missing WHERE m IN review_types] AS review_only
 CALL (co, review_only) {
   OPTIONAL MATCH (co)-[:HAS_SLA]->(:SLA)-[:HAS_CLAUSE]->(rc:Clause)-[:MAY_BE|OF_TYPE]->(rt:ClauseType)
-  WHERE size(review_only) > 0 AND rt.name IN review_only{detail["rc"]}
+  WHERE size(review_only) > 0 AND rt.name IN review_only
   WITH rc ORDER BY rc.id
   RETURN collect(DISTINCT rc.id) AS review_clause_ids
 }"""

@@ -1,0 +1,125 @@
+"""Facets: details inside a clause type that a question narrows the type to (core.retrieval.facets),
+read from the taxonomy; the same patterns find them in questions and in clauses."""
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from core.retrieval.facets import clause_pattern, facet_names, facet_patterns, question_facets
+from core.taxonomy import TaxonomyError, load_taxonomy
+
+
+def _names(question: str, types: list[str]) -> list[str]:
+    return [h.name for h in question_facets(question, types)]
+
+
+@pytest.mark.parametrize("question, types, facets", [
+    ("Which suppliers have an arbitration clause?", ["Governing Law"], ["Arbitration"]),
+    ("哪些合同约定了仲裁？", ["Governing Law"], ["Arbitration"]),
+    ("Which contracts renew automatically?", ["Termination"], ["Renewal"]),
+    ("哪些合同会自动续期？", ["Termination"], ["Renewal"]),
+    ("Which suppliers may raise their prices?", ["Payment"], ["Price changes"]),
+    ("Which suppliers charge interest on late payments?", ["Payment"], ["Late payment"]),
+    ("Who has to delete our data when the contract ends?", ["Data Protection"], ["Deletion or return of data"]),
+    ("Which agreements allow assignment to a successor after a merger?", ["Assignment"], ["Merger or successor"]),
+    ("Which suppliers carry product liability insurance?", ["Insurance"], ["Product liability insurance"]),
+    ("Which suppliers exclude liability for lost profits?", ["Liability"], ["Indirect damages"]),
+])
+def test_a_question_names_a_facet_of_the_asked_type(question, types, facets):
+    assert _names(question, types) == facets
+
+
+@pytest.mark.parametrize("question, types", [
+    ("Which suppliers lack a governing law clause?", ["Governing Law"]),    # the type itself
+    ("Which suppliers have a termination clause?", ["Termination"]),
+    ("哪些供应商有付款条款？", ["Payment"]),
+    # a facet of another type than the one asked
+    ("Which suppliers have a confidentiality clause that mentions arbitration?", ["Confidentiality"]),
+    # two types: the clause filter would apply to both, so no facet
+    ("Which suppliers have governing law and termination clauses with arbitration?", ["Governing Law", "Termination"]),
+    ("Which suppliers have an arbitration clause?", []),
+])
+def test_no_facet_when_the_question_asks_for_the_type_itself_or_several_types(question, types):
+    assert _names(question, types) == []
+
+
+def test_the_clause_pattern_matches_the_clause_text_as_neo4j_reads_it():
+    # `=~` matches the whole text: the pattern spans it, across lines, in any case
+    (pattern,) = facet_patterns(["Arbitration"], ["Governing Law"])
+    assert re.fullmatch(pattern, "Any dispute\nshall be finally settled by ARBITRATION in Stockholm.")
+    assert re.fullmatch(pattern, "争议应提交上海国际仲裁中心仲裁。")
+    assert not re.fullmatch(pattern, "The courts of Lyon shall have exclusive jurisdiction.")
+    (prices,) = facet_patterns(["Price changes"], ["Payment"])
+    assert re.fullmatch(prices, "Provider may increase its fees once per contract year by no more than CPI.")
+    assert not re.fullmatch(prices, "Prices are fixed for each calendar year and listed in Annex 1.")
+
+
+def test_every_facet_pattern_of_the_taxonomy_compiles_and_names_its_own_facet_in_the_answer():
+    for t in load_taxonomy():
+        for f in t.facets:
+            re.compile(clause_pattern(f))
+            assert facet_names([f.name], [t.name], "zh") == [f.name_zh]
+            assert facet_patterns([f.name], [t.name]) == [clause_pattern(f)]
+
+
+def test_a_facet_pattern_that_does_not_compile_names_the_file_the_type_and_the_facet(tmp_path):
+    raw = json.loads((load_taxonomy.__globals__["DEFAULT_TAXONOMY_PATH"]).read_text(encoding="utf-8"))
+    raw["types"][0]["facets"] = [{"name": "Broken", "patterns": ["(unclosed"]}]
+    path = tmp_path / "taxonomy.json"
+    path.write_text(json.dumps(raw), encoding="utf-8")
+    with pytest.raises(TaxonomyError, match=r"taxonomy\.json.*Availability.*facet 'Broken'.*not a valid regular"):
+        load_taxonomy(path)
+    raw["types"][0]["facets"] = [{"name": "Empty", "patterns": []}]
+    path.write_text(json.dumps(raw), encoding="utf-8")
+    with pytest.raises(TaxonomyError, match="non-empty list"):
+        load_taxonomy(path)
+
+
+@pytest.mark.parametrize("question, types, facets", [
+    ("Which suppliers have an arbitration clause?", ["Governing Law"], ["Arbitration"]),
+    # the type linked by meaning ("renew automatically"), the facet read after it
+    ("Which contracts renew automatically?", ["Termination"], ["Renewal"]),
+    ("Which suppliers have a governing law clause?", ["Governing Law"], None),
+])
+def test_the_plan_keeps_the_facets_of_its_type(question, types, facets):
+    from core.retrieval.planner import plan_question
+    from tests.unit.vocabularies import two_suppliers
+
+    plan = plan_question(question, two_suppliers())
+    assert plan.params.types == types and plan.params.facets == facets
+
+
+def test_the_answer_names_the_facet_it_was_asked_for():
+    from core.answer.composer import _stating, _stating_zh
+    from core.types import PlanParams
+
+    p = PlanParams(types=["Governing Law"], facets=["Arbitration"])
+    assert _stating(p, False) == " on arbitration" and _stating(p, True) == " on arbitration"
+    assert _stating_zh(p, False) == "（涉及仲裁）"
+    # a gap beside a type held reads types only, and says so elsewhere (a warning)
+    p.present_types = ["Termination"]
+    assert _stating(p, True) == ""
+
+
+@pytest.mark.parametrize("question, expected", [
+    ("Which suppliers' prices are indexed to inflation?", "Payment"),
+    ("Which contracts provide for arbitration?", "Governing Law"),
+    ("哪些合同约定了仲裁？", "Governing Law"),
+    # a detail of two types names neither
+    ("Who must tell us about a data breach?", None),
+    ("Which suppliers are based in Germany?", None),
+])
+def test_a_question_that_names_only_a_detail_names_its_type(question, expected):
+    from core.retrieval.facets import type_by_facet
+
+    assert type_by_facet(question)[0] == expected
+
+
+def test_a_type_named_by_its_detail_keeps_the_detail():
+    from core.retrieval.planner import plan_question
+    from tests.unit.vocabularies import two_suppliers
+
+    plan = plan_question("Which suppliers' prices are indexed to inflation?", two_suppliers())
+    assert plan.params.types == ["Payment"] and plan.params.facets == ["Price changes"]
