@@ -33,6 +33,10 @@ class Facet:
     name: str
     name_zh: str
     patterns: tuple[str, ...]
+    # written anywhere in a contract, not only in clauses of its type ("delete the data on
+    # termination" sits in termination clauses): a question that does not name the type by its
+    # name finds it in any clause. Only for patterns precise enough to stand alone.
+    anywhere: bool = False
 
 
 @dataclass(frozen=True)
@@ -155,8 +159,11 @@ def _facets(raw, fail) -> tuple[Facet, ...]:
             raise fail(f"duplicate facet name {name!r}")
         seen.add(name.strip().lower())
         name_zh = item.get("name_zh", "")
+        anywhere = item.get("anywhere", False)
+        if not isinstance(anywhere, bool):
+            raise fail(f"facet {name!r}: field 'anywhere' must be true or false")
         out.append(Facet(name.strip(), (name_zh.strip() if isinstance(name_zh, str) else "") or name.strip(),
-                         tuple(p.strip() for p in patterns)))
+                         tuple(p.strip() for p in patterns), anywhere))
     return tuple(out)
 
 

@@ -142,7 +142,8 @@ class PlanParams:
     type_match: str = "all"           # "all": every named type required (both/and); "any": or/either
     mentions: list[str] | None = None   # words a listed clause must contain ("termination clauses that mention notice")
     quantities: list[str] | None = None  # quantities a clause of the type must state ("99.9%", "24 hours")
-    facets: list[str] | None = None  # details of the one asked type a clause must have ("Arbitration"; core.retrieval.facets)
+    facets: list[str] | None = None  # details of the asked types a clause must have ("Arbitration"; core.retrieval.facets)
+    facets_anywhere: bool | None = None   # ... in a clause of any type (the question did not name the type)
     # set by some routes only
     count_unit: str | None = None     # "agreements" | "clauses" when a count is of those, not companies
     require_spend: bool | None = None  # True: a company without spend in the year has nothing to compare or add

@@ -70,12 +70,24 @@ def test_a_facet_of_the_type_keeps_the_suppliers_whose_clause_has_it(msa, questi
     assert "$details" in result.cypher      # Neo4j's own (Java) regular expressions ran the taxonomy's patterns
 
 
+def test_a_detail_written_anywhere_is_found_in_a_clause_of_another_type(msa):
+    # Oakridge's "On termination Provider shall return all Customer data ... and shall then delete its copies"
+    # is in its termination section, not its data protection one
+    result = ask("Who has to delete our data when the contract ends?")
+    assert result.plan.params.facets_anywhere is True
+    assert _companies(result) == {"Oakridge Payroll Solutions LLC"}
+    assert [r["clause_id"] for r in result.rows] == ["C4-01#8"] and "a clause on deletion" in result.answer
+
+
 def test_a_gap_of_a_facet_lists_the_suppliers_whose_clauses_lack_it(msa):
     result = ask("Which suppliers have no arbitration clause?")
     assert result.plan.intent.value == "gap" and result.plan.params.facets == ["Arbitration"]
     assert _companies(result) >= {"Oakridge Payroll Solutions LLC", "Solenne Cosmétiques SAS"}
     assert "Kvist & Berg AB" not in _companies(result)
     assert "on arbitration" in result.answer
+    # named by its type, the detail is looked for in that type's clauses only
+    typed = ask("Which data protection clauses require the deletion of data?")
+    assert typed.plan.params.facets_anywhere is None and "C4-01#8" not in {r["clause_id"] for r in typed.rows}
 
 
 def test_a_right_to_end_without_cause_in_so_many_words_is_stored_as_termination_for_convenience(msa):

@@ -321,7 +321,8 @@ def _compose(plan: Plan, rows: list[dict], evidence: list[Evidence]) -> str:
     types = p.types or []
     # "with a Force Majeure or Liability clause"; a gap already says "lacking any of"
     either = "or" if p.type_match == "any" and plan.intent != Intent.GAP and not p.gap else "and"
-    tname = _join([_type_label(t, lang) for t in types], lang, either) if types else ""
+    # a detail found in a clause of any type names no type ("3 clauses on arbitration")
+    tname = _join([_type_label(t, lang) for t in types], lang, either) if types and not p.facets_anywhere else ""
     if lang == "zh":
         filt = describe_filters_zh(plan)
         scope = f"{filt}供应商"
@@ -642,6 +643,9 @@ def _subject(plan: Plan, tname: str, scope: str, lang: str) -> str:
             return "没有任何协议的公司"
         if gap and len(plan.params.types or []) > MANY_TYPES:
             return f"{scope.removesuffix('供应商')}缺少所查 {len(plan.params.types)} 类条款中任一类的供应商"
+        if plan.params.facets_anywhere:   # a detail found in a clause of any type
+            names = "、".join(facet_names(plan.params.facets, plan.params.types, "zh"))
+            return f"{scope.removesuffix('供应商')}{'缺少' if gap else '有'}涉及{names}的条款的供应商"
         if tname:
             held = f"有{have}条款但" if have else ""
             stating = _stating_zh(plan.params, gap)
@@ -651,6 +655,8 @@ def _subject(plan: Plan, tname: str, scope: str, lang: str) -> str:
         return f"{scope.replace('suppliers', 'companies', 1)} without any agreement"
     if gap and len(plan.params.types or []) > MANY_TYPES:   # "which types are missing from X's contract?"
         return f"{scope} lacking any of the {len(plan.params.types)} clause types checked"
+    if plan.params.facets_anywhere:   # a detail found in a clause of any type
+        return f"{scope} {'lacking' if gap else 'with'} a clause" + _stating(plan.params, gap)
     if tname:
         verb = "lacking" if gap else "with"
         if len(plan.params.types or []) > 1 and gap:
@@ -859,13 +865,15 @@ def _nothing(plan: Plan, tname: str, scope: str, lang: str) -> str:
     if intent == Intent.GAP and per_agreement:
         return f"None of the agreements of {scope} lacks {_a(tname)} {tname} clause{_stating(plan.params, True)} (no agreement matched)."
     if intent == Intent.GAP:
-        return f"None of the {scope} lacks {_a(tname)} {tname} clause{_stating(plan.params, True)} (no company matched)."
+        clause = f"{_a(tname)} {tname} clause" if tname else "a clause"
+        return f"None of the {scope} lacks {clause}{_stating(plan.params, True)} (no company matched)."
     if intent == Intent.PRESENCE:
         who = _join(plan.params.companies or [], "en")
         if who:
             return f"No: {who} {'has' if len(plan.params.companies) == 1 else 'have'} no {tname} clause" \
                    f"{_stating(plan.params, False)} (0 found)."
-        return f"No {scope} {'has' if scope.startswith('supplier ') else 'have'} {_a(tname)} {tname} clause" \
+        clause = f"{_a(tname)} {tname} clause" if tname else "a clause"
+        return f"No {scope} {'has' if scope.startswith('supplier ') else 'have'} {clause}" \
                f"{_stating(plan.params, False)} (0 found)."
     if intent == Intent.NO_AGREEMENT:
         return "Every matching company has at least one agreement."

@@ -25,6 +25,7 @@ class FacetHit:
     name: str
     words: str       # what in the question named it
     pattern: str     # a Cypher `=~` pattern that a clause with the facet matches (whole text)
+    anywhere: bool = False   # found in any clause unless the question names the type (`Facet.anywhere`)
 
 
 def clause_pattern(facet: Facet) -> str:
@@ -37,56 +38,83 @@ def _question_pattern(patterns: tuple[str, ...]) -> re.Pattern:
     return re.compile("|".join(f"(?:{p})" for p in patterns), re.I | re.S)
 
 
-def _without_type_name(q: str, t: ClauseTypeDef) -> str:
-    """The question with the type's own names blanked: a facet is a detail beside the type."""
-    for name in (t.name, t.name_zh):
-        if name:
-            q = re.sub(re.escape(name), lambda m: " " * len(m.group(0)), q, flags=re.I)
-    return q
+def _name_spans(q: str, t: ClauseTypeDef) -> list[tuple[int, int]]:
+    return [m.span() for name in (t.name, t.name_zh) if name for m in re.finditer(re.escape(name), q, re.I)]
+
+
+def _named_at(q: str, facet: Facet, t: ClauseTypeDef) -> re.Match | None:
+    """Where the question names the facet, unless the words are only the type's own name
+    ("security" is the type; "security incidents" a detail of it)."""
+    names = _name_spans(q, t)
+    for m in _question_pattern(facet.patterns).finditer(q):
+        if not any(a <= m.start() and m.end() <= b for a, b in names):
+            return m
+    return None
+
+
+def _named(q: str, facet: Facet, t: ClauseTypeDef) -> str | None:
+    m = _named_at(q, facet, t)
+    return m.group(0).strip() if m else None
+
+
+def _facets_of(types: list[str], taxonomy: list[ClauseTypeDef] | None) -> list[tuple[ClauseTypeDef, Facet]]:
+    """The facets every asked type has (by name): a clause filter applies to each listed clause,
+    so a facet of one type only would drop the other types' clauses."""
+    by_name = {t.name: t for t in (taxonomy if taxonomy is not None else load_taxonomy())}
+    asked = [by_name[t] for t in types if t in by_name]
+    if not asked or len(asked) != len(types):
+        return []
+    shared = [(asked[0], f) for f in asked[0].facets
+              if all(any(g.name == f.name for g in t.facets) for t in asked[1:])]
+    return shared
 
 
 def question_facets(q: str, types: list[str] | None, taxonomy: list[ClauseTypeDef] | None = None) -> list[FacetHit]:
-    """The facets of the asked type that the question names (none when it asks about several types)."""
-    if not q or not types or len(types) != 1:
+    """The facets of the asked types that the question names (a facet all of them share)."""
+    if not q or not types:
         return []
-    by_name = {t.name: t for t in (taxonomy if taxonomy is not None else load_taxonomy())}
-    t = by_name.get(types[0])
-    if t is None:
-        return []
-    text = _without_type_name(q, t)
     hits = []
-    for facet in t.facets:
-        m = _question_pattern(facet.patterns).search(text)
-        if m:
-            hits.append(FacetHit(t.name, facet.name, m.group(0).strip(), clause_pattern(facet)))
+    for t, facet in _facets_of(list(types), taxonomy):
+        words = _named(q, facet, t)
+        if words:
+            hits.append(FacetHit(t.name, facet.name, words, clause_pattern(facet), facet.anywhere))
     return hits
 
 
-def type_by_facet(q: str, taxonomy: list[ClauseTypeDef] | None = None) -> tuple[str | None, str]:
-    """The type a question names only by a detail of it ("Which suppliers' prices are indexed?",
-    "哪些合同约定了仲裁？"): the one type whose facets the question names; none when facets of
-    several types are named ("a data breach" is a detail of Data Protection and of Security)."""
-    owners: dict[str, str] = {}
+def facet_owners(name: str, taxonomy: list[ClauseTypeDef] | None = None) -> list[str]:
+    """Every type that has a facet of this name ("Breach notification": Data Protection and Security)."""
+    return [t.name for t in (taxonomy if taxonomy is not None else load_taxonomy())
+            if any(f.name == name for f in t.facets)]
+
+
+def type_by_facet(q: str, taxonomy: list[ClauseTypeDef] | None = None) -> tuple[list[str], str]:
+    """The types a question names only by a detail of them ("Which suppliers' prices are
+    indexed?": Payment; "who must tell us about a data breach?": Data Protection and Security,
+    whose shared facet it is); none when it names details of unrelated types."""
+    found: dict[str, tuple[tuple[int, int], str]] = {}
     for t in (taxonomy if taxonomy is not None else load_taxonomy()):
         for facet in t.facets:
-            m = _question_pattern(facet.patterns).search(q or "")
-            if m:
-                owners.setdefault(t.name, m.group(0).strip())
-    if len(owners) != 1:
-        return None, ""
-    (tname, words), = owners.items()
-    return tname, f"detail '{words}' of the type"
+            m = _named_at(q or "", facet, t)
+            if m and facet.name not in found:
+                found[facet.name] = (m.span(), m.group(0).strip())
+    # the longer words win: "a data breach" is a breach notification, not a breach that ends a contract
+    kept = {name: v for name, v in found.items()
+            if not any(o != name and a <= v[0][0] and v[0][1] <= b and (b - a) > (v[0][1] - v[0][0])
+                       for o, ((a, b), _w) in found.items())}
+    owner_sets = {tuple(facet_owners(name, taxonomy)) for name in kept}
+    if len(owner_sets) != 1:
+        return [], ""
+    name = next(iter(kept))
+    return facet_owners(name, taxonomy), f"detail '{kept[name][1]}' of the type"
 
 
 def facet_patterns(names: list[str] | None, types: list[str] | None,
                    taxonomy: list[ClauseTypeDef] | None = None) -> list[str]:
-    """The clause patterns of a plan's facets (its `facets`, by name), for its one asked type."""
-    if not names or not types or len(types) != 1:
+    """The clause patterns of a plan's facets (its `facets`, by name), as its asked types share them."""
+    if not names or not types:
         return []
-    by_name = {t.name: t for t in (taxonomy if taxonomy is not None else load_taxonomy())}
-    t = by_name.get(types[0])
-    facets = {f.name: f for f in (t.facets if t else ())}
-    return [clause_pattern(facets[n]) for n in names if n in facets]
+    shared = {f.name: f for _t, f in _facets_of(list(types), taxonomy)}
+    return [clause_pattern(shared[n]) for n in names if n in shared]
 
 
 def facet_names(names: list[str] | None, types: list[str] | None, language: str = "en") -> list[str]:

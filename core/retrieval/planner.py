@@ -22,7 +22,7 @@ from typing import Any, Callable
 from core.config import settings
 from core.graph.vocabulary import Vocabulary
 from core.retrieval import conditions as cond
-from core.retrieval.facets import question_facets, type_by_facet
+from core.retrieval.facets import facet_owners, question_facets, type_by_facet
 from core.retrieval.facts import QuestionFacts, word_tokens
 from core.retrieval.follow_up import FOLLOW_UP_LEAD, SessionContext, inherit_context
 from core.retrieval.linking import (CJK, STOPWORDS, alias_map, fuzzy_values, lexicon, link_agreement_by_service,
@@ -41,6 +41,9 @@ _NEGATED_VERB = (r"(?:(?:do|does|did|can|could|may|will|would|should|must|have|h
                  r"(?:\s+[\w'’]+){0,3}?\s+not|don't|doesn't|didn't|can't|cannot|won't|wouldn't|shouldn't|"
                  r"mustn't|haven't|hasn't|hadn't|isn't|aren't|wasn't|weren't)\s+[a-z]+")
 NEGATED_VERB = re.compile(_NEGATED_VERB, re.I)
+# "which suppliers may not transfer our data abroad?": a prohibition the contract states, not a
+# missing clause ("may we not", "can we not", "do not" still negate)
+PROHIBITION = re.compile(r"(?:may|must|shall)\s+not\s|mustn't\s|shan't\s", re.I)
 NEGATION = re.compile(
     r"\b(lack|lacks|lacking|without|missing|miss|misses|no|none|absent|not have|not include|fail to include|"
     r"fails to include|neither|omit|omits|omitted|never|nothing|silent|absence|not (?:a|an|any)|yet to|"
@@ -515,7 +518,7 @@ def _negated(q: str, type_links: dict[str, str], about_companies: bool) -> bool:
             after = text[m.end():m.end() + 40]
             if not (CLAUSE_WORDS.search(after) or any(p.lower() in after.lower() for p in phrases)):
                 continue
-        elif NEGATED_VERB.fullmatch(word) and not about_companies:
+        elif NEGATED_VERB.fullmatch(word) and (not about_companies or PROHIBITION.match(word)):
             continue
         return True
     return False
@@ -660,13 +663,55 @@ def base_plan_params(f: QuestionFacts, vocab: Vocabulary) -> PlanParams:
 
 def _read_facets(f: QuestionFacts, params: PlanParams) -> None:
     """Details of the asked type the question names ("an arbitration clause": a Governing Law
-    clause that provides for arbitration), which the clause lists and presence then require."""
-    hits = question_facets(f.q, params.types)
+    clause that provides for arbitration), which the clause lists, presence and gaps then require.
+    A type read from the question's meaning or from the detail itself widens to every type that
+    has the detail ("notify us of a data breach": Data Protection or Security clauses), as the
+    model's one type is a guess between them."""
+    types = list(params.types or [])
+    if len(types) == 1 and _linked_by_meaning(f, types[0]):
+        for facet in _named_facets(f.q, types):
+            owners = facet_owners(facet)
+            if types[0] in owners and len(owners) > 1:
+                types = owners
+                params.types, f.types = list(owners), list(owners)
+                params.type_match = "all" if f.negated else "any"   # held by any; lacked by all
+                why = next(iter(f.linked["clause_types"].values()))
+                f.linked["clause_types"] = {t: why for t in owners}
+                break
+    if len(types) > 1 and all(str((f.linked.get("clause_types") or {}).get(t, "")).startswith("detail ") for t in types):
+        params.type_match = "all" if f.negated else "any"   # the types of one detail: held by any, lacked by all
+    hits = question_facets(f.q, types)
     params.facets = [h.name for h in hits] or None
+    # "who has to delete our data when the contract ends?" is asked of any clause; "which data
+    # protection clauses require deletion?" of the type it names
+    params.facets_anywhere = (bool(hits) and all(h.anywhere for h in hits) and not any(
+        str((f.linked.get("clause_types") or {}).get(t, "")).startswith("name ") for t in types)) or None
     if hits:
-        f.linked["facets"] = {h.name: f"'{h.words}' ({h.type})" for h in hits}
+        where = "any clause" if params.facets_anywhere else ", ".join(types)
+        f.linked["facets"] = {h.name: f"'{h.words}' ({where})" for h in hits}
     else:
         f.linked.pop("facets", None)
+
+
+def _linked_by_meaning(f: QuestionFacts, tname: str) -> bool:
+    how = str((f.linked.get("clause_types") or {}).get(tname, ""))
+    return how.startswith(("meaning of", "detail "))
+
+
+def _named_facets(q: str, types: list[str]) -> list[str]:
+    return [h.name for h in question_facets(q, types)]
+
+
+def _link_by_facet(f: QuestionFacts, text: str) -> str | None:
+    """The type(s) a question names only by a detail ("prices indexed to inflation": Payment);
+    several when the detail is theirs alike. Returns the first, having set them all."""
+    owners, why = type_by_facet(text)
+    if owners == [GOVERNING_LAW] and (f.laws or f.law_scope):
+        return None   # "governed by Swiss law and the courts of Zurich": the law condition's words
+    if owners:
+        f.types = list(owners)
+        f.linked["clause_types"] = {t: why for t in owners}
+    return owners[0] if owners else None
 
 
 # -- the routing table -------------------------------------------------------------------------
@@ -1080,14 +1125,15 @@ def _route_by_meaning(f: QuestionFacts, params: PlanParams) -> tuple[Rule, Inten
     requires it, so linking one would cost a model call and change no row."""
     if f.types or f.named or f.forced_mode == Mode.HYBRID:
         return None
-    tname, why = type_by_facet(f.q)
-    if not tname:
+    if _link_by_facet(f, f.q):
+        f.topic = None
+    else:
         tname, why = (cond.type_by_chinese(f.q) if CJK.search(f.q) else _type_by_meaning(f, f.q))
-    if not tname:
-        return None
-    f.types, f.topic = [tname], None
-    f.linked["clause_types"] = {tname: why}
-    params.types = [tname]
+        if not tname:
+            return None
+        f.types, f.topic = [tname], None
+        f.linked["clause_types"] = {tname: why}
+    params.types = list(f.types)
     _read_facets(f, params)
     return route(f)
 
@@ -1182,24 +1228,24 @@ def read_conditions(f: QuestionFacts, rest: str, vocab: Vocabulary) -> QuestionF
         tname, why = cond.type_by_words(unnamed if CJK.search(unnamed) else cond.main_clause(unnamed), related=f.named)
         if tname == GOVERNING_LAW and (f.laws or f.law_scope):
             tname = None   # "governed by Swiss law": the words of the law condition
-        if not tname:
-            tname, why = type_by_facet(cond.main_clause(unnamed))
-            if tname == GOVERNING_LAW and (f.laws or f.law_scope):
-                tname = None
+        by_detail = not tname and _link_by_facet(f, cond.main_clause(unnamed))   # sets f.types
+        if by_detail:
+            tname = f.types[0]
         if not tname:
             tname, why = _type_by_meaning(f, unnamed)
             if tname == GOVERNING_LAW and (f.laws or f.law_scope):
                 tname = None   # "the law of the State of New York": the law condition, by meaning
         if tname:
-            f.types = [tname]
+            if not by_detail:
+                f.types, f.linked["clause_types"] = [tname], {tname: why}
             f.topic = None
             if CLAUSE_WORDS.search(f.q):   # "clauses that limit how much a supplier pays": no spend figure
                 f.summing = f.asks_spend = False
-            f.linked["clause_types"] = {tname: why}
         if f.negated and tname and not _negated(f.q, f.linked["clause_types"], _about_companies(f) or _about_holders(f.q)):
             f.negated = False   # "terminate without cause": the words that named the type
             f.linked["negation"] = "part of the words that named the clause type: not a gap question"
     elif len(f.types) > 1:
+        _drop_time_condition_types(f)
         spans = {t: _type_position(f.q, how) for t, how in (f.linked.get("clause_types") or {}).items()}
         split = cond.split_subject(f.q, {t: p for t, p in spans.items() if p is not None})
         if split:
@@ -1466,10 +1512,35 @@ def _meaning_may_name_type(f: QuestionFacts) -> bool:
     if f.named:
         return True
     if CJK.search(f.q) and not (f.negated or f.yes_no):
-        return False    # a Chinese listing by filters: its words describe the filters, not a type
+        # a Chinese listing by filters: its words describe the filters, not a type, unless they
+        # name a detail of one ("哪些合同规定了涨价的条件？": Payment's price changes)
+        return bool(type_by_facet(f.q)[0])
     # without a company: a gap, a yes/no or a listing of clauses; a topic search stays a search
     return f.negated or f.yes_no or f.wants_companies or bool(ALL_WORDS.search(f.q)) or \
         bool(COMPARE.search(f.q)) or (f.has_filters and not f.topic)
+
+
+# "在合同终止后" / "合同结束时" / "到期以后": the words name a time, as "when the contract ends" does
+ZH_AFTER = re.compile(r"^(?:之?后|以后|时|之时|的时候)")
+
+
+def _drop_time_condition_types(f: QuestionFacts) -> None:
+    """"哪些供应商的保密义务在合同终止后继续有效？" asks about Confidentiality: 终止 names the time
+    the obligation lasts past, not a second type. A type whose words are followed by 后 / 时 is
+    dropped when another type is left."""
+    if not CJK.search(f.q):
+        return
+    how = f.linked.get("clause_types") or {}
+    timed = set()
+    for t in f.types:
+        word = re.search(r"'([^']+)'", str(how.get(t, "")))
+        i = f.q.find(word.group(1)) if word else -1
+        if i >= 0 and ZH_AFTER.match(f.q[i + len(word.group(1)):]):
+            timed.add(t)
+    if timed and len(timed) < len(f.types):
+        f.types = [t for t in f.types if t not in timed]
+        f.linked["clause_types"] = {t: v for t, v in how.items() if t not in timed}
+        f.linked["time_words"] = sorted(timed)
 
 
 def _type_position(q: str, how: str) -> int | None:

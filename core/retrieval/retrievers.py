@@ -192,6 +192,8 @@ class ClauseTypeRetriever(Retriever):
         params = base_params(plan)
         if not params["types"]:
             raise RetrievalError("clause_type mode needs a clause type in the question")
+        if plan.params.facets_anywhere and params["details"]:
+            return self._run(q.detail_clauses(active_filters(params) - {"types"}, params["spend_key"]), params)
         return self._run(q.clause_type_clauses(self._start(params["types"], params["limit"]),
                                                mentions=bool(params["mentions"]),
                                                details=bool(params["details"])), params)
@@ -245,12 +247,17 @@ class AttributeRetriever(Retriever):
             if per_agreement:
                 return self._run(q.agreement_gaps(active - {"types"}, match, spend, present_match=held), params)
             if "details" in active:   # "which suppliers have no arbitration clause?": their clauses are read
-                return self._run(q.detail_gaps(active - {"types"}, match, spend), params)
+                return self._run(q.detail_gaps(active - {"types"}, match, spend,
+                                               anywhere=plan.params.facets_anywhere), params)
             return self._run(q.type_gaps(active - {"types"}, match, spend, present_match=held), params)
         if per_agreement and params["mentions"] and not params["types"]:   # "which contracts don't mention X?"
             return self._run(q.agreements_not_mentioning(active, spend), params)
         if per_agreement:
             return self._run(q.count_agreements(active - {"types"}, spend, plan.params.agreement_order), params)
+        if params["types"] and plan.params.facets_anywhere and "details" in active:
+            # "who has to delete our data when the contract ends?": any clause that says so
+            return self._run(q.detail_clauses(active - {"types"}, spend, by_spend=intent == Intent.PRESENCE or aggregate),
+                             params)
         if params["types"] and (intent == Intent.PRESENCE or aggregate):
             return self._run(q.presence_clauses(active - {"types"}, match, spend), params)
         if params["types"]:

@@ -104,12 +104,14 @@ def test_the_answer_names_the_facet_it_was_asked_for():
 
 
 @pytest.mark.parametrize("question, expected", [
-    ("Which suppliers' prices are indexed to inflation?", "Payment"),
-    ("Which contracts provide for arbitration?", "Governing Law"),
-    ("哪些合同约定了仲裁？", "Governing Law"),
-    # a detail of two types names neither
-    ("Who must tell us about a data breach?", None),
-    ("Which suppliers are based in Germany?", None),
+    ("Which suppliers' prices are indexed to inflation?", ["Payment"]),
+    ("Which contracts provide for arbitration?", ["Governing Law"]),
+    ("哪些合同约定了仲裁？", ["Governing Law"]),
+    # a detail two types share names both
+    ("Who must tell us about a data breach?", ["Data Protection", "Security"]),
+    # details of unrelated types name none
+    ("Which contracts provide for arbitration and renew automatically?", []),
+    ("Which suppliers are based in Germany?", []),
 ])
 def test_a_question_that_names_only_a_detail_names_its_type(question, expected):
     from core.retrieval.facets import type_by_facet
@@ -123,3 +125,70 @@ def test_a_type_named_by_its_detail_keeps_the_detail():
 
     plan = plan_question("Which suppliers' prices are indexed to inflation?", two_suppliers())
     assert plan.params.types == ["Payment"] and plan.params.facets == ["Price changes"]
+
+
+def test_a_detail_two_types_share_widens_a_type_read_from_the_meaning():
+    from core.retrieval.planner import plan_question
+    from tests.unit.vocabularies import two_suppliers
+
+    # the model reads Security; the breach notice sits in Data Protection clauses as often
+    plan = plan_question("Which suppliers must notify us of a personal data breach?", two_suppliers())
+    assert plan.params.types == ["Data Protection", "Security"] and plan.params.type_match == "any"
+    assert plan.params.facets == ["Breach notification"]
+    # a type the question names is not widened
+    plan = plan_question("Which suppliers have a security clause about data breaches?", two_suppliers())
+    assert plan.params.types == ["Security"] and plan.params.facets == ["Breach notification"]
+
+
+def test_the_type_s_own_name_is_no_detail_but_a_phrase_around_it_is():
+    assert _names("Which suppliers have a security clause?", ["Security"]) == []
+    assert _names("Which suppliers must report security incidents to us?", ["Security"]) == ["Breach notification"]
+
+
+def _plan(question: str):
+    from core.retrieval.planner import plan_question
+    from tests.unit.vocabularies import two_suppliers
+
+    return plan_question(question, two_suppliers())
+
+
+def test_a_detail_written_anywhere_is_found_in_any_clause_unless_the_type_is_named():
+    # "delete the data on termination" sits in termination clauses as often as in data protection ones
+    assert _plan("Who has to delete our data when the contract ends?").params.facets_anywhere is True
+    assert _plan("Which suppliers have an arbitration clause?").params.facets_anywhere is True
+    # the question names the type: its clauses only
+    assert _plan("Which data protection clauses require deletion of data?").params.facets_anywhere is None
+    # a detail not marked `anywhere` stays inside its type
+    assert _plan("Which suppliers may raise their prices?").params.facets_anywhere is None
+
+
+def test_a_prohibition_is_content_not_a_gap():
+    plan = _plan("Which suppliers may not transfer our data outside the country?")
+    assert plan.intent.value == "presence" and plan.params.facets == ["International transfers"]
+    assert _plan("Which suppliers must not use subcontractors without our consent?").intent.value == "presence"
+    # "can we not" and "do not" still ask for a gap
+    assert _plan("Which suppliers can we not terminate for convenience?").intent.value == "gap"
+    assert _plan("Which suppliers do not protect personal data?").intent.value == "gap"
+
+
+@pytest.mark.parametrize("question, types, facets", [
+    # 终止后 is the time the obligation lasts past, not a second type
+    ("哪些供应商的保密义务在合同终止后继续有效？", ["Confidentiality"], ["Survival after the end"]),
+    ("哪些供应商在合同结束后需要删除我们的数据？", ["Data Protection"], ["Deletion or return of data"]),
+    # a Chinese listing that names only a detail
+    ("哪些合同规定了涨价的条件？", ["Payment"], ["Price changes"]),
+    # two types asked in so many words stay two
+    ("哪些供应商有终止条款和保密条款？", ["Termination", "Confidentiality"], None),
+])
+def test_chinese_details_and_time_words(question, types, facets):
+    plan = _plan(question)
+    assert plan.params.types == types and plan.params.facets == facets
+
+
+def test_anywhere_must_be_true_or_false(tmp_path):
+    raw = json.loads((load_taxonomy.__globals__["DEFAULT_TAXONOMY_PATH"]).read_text(encoding="utf-8"))
+    raw["types"][0]["facets"] = [{"name": "Odd", "patterns": ["odd"], "anywhere": "yes"}]
+    path = tmp_path / "taxonomy.json"
+    path.write_text(json.dumps(raw), encoding="utf-8")
+    with pytest.raises(TaxonomyError, match="'anywhere' must be true or false"):
+        load_taxonomy(path)

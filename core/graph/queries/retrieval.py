@@ -398,7 +398,25 @@ def _gap_selection(match: str, present_match: str | None) -> tuple[str, str]:
     return lacked, selected
 
 
-def detail_gaps(active, match: str = "all", spend="spend_latest") -> str:
+def detail_clauses(active, spend="spend_latest", by_spend: bool = False) -> str:
+    """Every clause that has the details asked (`$details`), whatever it is typed: a detail the
+    taxonomy marks as written anywhere (`Facet.anywhere`: "delete our data when the contract ends"
+    sits in termination clauses as often as in data protection ones). The clause's primary type
+    is shown. `by_spend`: the highest spend first, as presence answers are ordered."""
+    order = "coalesce(spend, -1) DESC, company, sla_id, position" if by_spend else "company, sla_id, position"
+    return f"""MATCH (co:Company)
+{where(company_conditions(active, spend))}
+MATCH (co)-[:HAS_SLA]->(s:SLA)
+{where(agreement_conditions(active))}
+MATCH (s)-[:HAS_CLAUSE]->(c:Clause)
+WHERE {DETAILS}
+{PRIMARY_TYPE}
+{CLAUSE_RETURN}, co[$spend_key] AS spend, [] AS review_only
+ORDER BY {order}
+LIMIT $limit""".replace("\n\n", "\n")
+
+
+def detail_gaps(active, match: str = "all", spend="spend_latest", anywhere: bool = False) -> str:
     """`type_gaps` when the question asks for a detail of the type ("which suppliers have no
     arbitration clause?", "who does not promise 99.9% uptime?"): a type is met by a confident clause
     of it that has the details (`$details`), so the per-company type sets cannot answer and the
@@ -406,6 +424,20 @@ def detail_gaps(active, match: str = "all", spend="spend_latest") -> str:
     the missing types of which a low-confidence clause has the details."""
     conds = company_conditions(active, spend) + ["co.n_agreements > 0"] + agreement_exists(active)
     lacked, selected = _gap_selection(match, None)
+    if anywhere:   # `detail_clauses`' reading: any clause with the details meets every asked type
+        return f"""MATCH (co:Company)
+{where(conds)}
+WITH co, CASE WHEN EXISTS {{
+  MATCH (co)-[:HAS_SLA]->(s:SLA)-[:HAS_CLAUSE]->(c:Clause)
+  {where(agreement_conditions(active) + [DETAILS])}
+}} THEN [] ELSE {lacked} END AS missing
+WHERE {selected}
+WITH co, missing, co.{spend_prop(spend)} AS spend
+ORDER BY spend DESC, co.name
+LIMIT $limit
+RETURN co.name AS company, co.country AS country, co.industry AS industry, spend, missing,
+       [] AS review_only, [] AS review_clause_ids
+ORDER BY spend DESC, company"""
     scope = "\n    AND ".join(agreement_conditions(active) + ["t.name IN $types", DETAILS])
     return f"""MATCH (co:Company)
 {where(conds)}
