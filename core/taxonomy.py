@@ -188,5 +188,20 @@ def load_taxonomy(path: str | os.PathLike | None = None) -> list[ClauseTypeDef]:
     return list(cached)
 
 
+def typing_text(path: str | os.PathLike | None = None) -> str:
+    """The taxonomy as typing reads it, for ingestion's pipeline version: every field but the
+    facets and the comment, which questions read at query time (editing them re-types nothing)."""
+    raw_text = taxonomy_path(path).read_text(encoding="utf-8")
+    try:
+        raw = json.loads(raw_text)
+    except json.JSONDecodeError:
+        return raw_text
+    entries = raw.get("types") if isinstance(raw, dict) else raw
+    if not isinstance(entries, list):
+        return raw_text
+    typed = [{k: v for k, v in e.items() if k != "facets"} if isinstance(e, dict) else e for e in entries]
+    return json.dumps(typed, ensure_ascii=False, sort_keys=True)
+
+
 def type_names(path: str | os.PathLike | None = None) -> list[str]:
     return [t.name for t in load_taxonomy(path)]

@@ -37,7 +37,7 @@ from core.ingest.classifier import REVIEW_THRESHOLD
 from core.ingest.typing import ClauseTyper, ClauseTypes, TypeLabel, get_clause_typer
 from core.ingest.drafts import ClauseDraft, SplitResult
 from core.ingest.reading import AgreementRow, Corpus, read_corpus
-from core.taxonomy import load_taxonomy, taxonomy_path, type_names
+from core.taxonomy import load_taxonomy, type_names, typing_text
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
 
@@ -459,7 +459,7 @@ def _pipeline_version(typer: ClauseTyper) -> str:
         except OSError:
             parts.append(getattr(mod, "__name__", ""))
     try:
-        parts.append(taxonomy_path().read_text(encoding="utf-8"))
+        parts.append(typing_text())
     except OSError:
         pass
     return _sha(*parts)[:16]

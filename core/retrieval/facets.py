@@ -81,6 +81,13 @@ def question_facets(q: str, types: list[str] | None, taxonomy: list[ClauseTypeDe
     return hits
 
 
+def facet_spans(q: str, tname: str, taxonomy: list[ClauseTypeDef] | None = None) -> list[tuple[int, int]]:
+    """Where the question names a detail of the type ("survive termination" is Confidentiality's
+    survival, and its "termination" names no type of its own)."""
+    t = next((t for t in (taxonomy if taxonomy is not None else load_taxonomy()) if t.name == tname), None)
+    return [m.span() for f in (t.facets if t else ()) if (m := _named_at(q or "", f, t))]
+
+
 def facet_owners(name: str, taxonomy: list[ClauseTypeDef] | None = None) -> list[str]:
     """Every type that has a facet of this name ("Breach notification": Data Protection and Security)."""
     return [t.name for t in (taxonomy if taxonomy is not None else load_taxonomy())

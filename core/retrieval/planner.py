@@ -22,7 +22,7 @@ from typing import Any, Callable
 from core.config import settings
 from core.graph.vocabulary import Vocabulary
 from core.retrieval import conditions as cond
-from core.retrieval.facets import facet_owners, question_facets, type_by_facet
+from core.retrieval.facets import facet_owners, facet_spans, question_facets, type_by_facet
 from core.retrieval.facts import QuestionFacts, word_tokens
 from core.retrieval.follow_up import FOLLOW_UP_LEAD, SessionContext, inherit_context
 from core.retrieval.linking import (CJK, STOPWORDS, alias_map, fuzzy_values, lexicon, link_agreement_by_service,
@@ -684,8 +684,8 @@ def _read_facets(f: QuestionFacts, params: PlanParams) -> None:
     params.facets = [h.name for h in hits] or None
     # "who has to delete our data when the contract ends?" is asked of any clause; "which data
     # protection clauses require deletion?" of the type it names
-    params.facets_anywhere = (bool(hits) and all(h.anywhere for h in hits) and not any(
-        str((f.linked.get("clause_types") or {}).get(t, "")).startswith("name ") for t in types)) or None
+    params.facets_anywhere = (bool(hits) and all(h.anywhere for h in hits)
+                              and not any(_named_by_itself(f, t) for t in types)) or None
     if hits:
         where = "any clause" if params.facets_anywhere else ", ".join(types)
         f.linked["facets"] = {h.name: f"'{h.words}' ({where})" for h in hits}
@@ -1246,6 +1246,7 @@ def read_conditions(f: QuestionFacts, rest: str, vocab: Vocabulary) -> QuestionF
             f.linked["negation"] = "part of the words that named the clause type: not a gap question"
     elif len(f.types) > 1:
         _drop_time_condition_types(f)
+        _drop_types_inside_details(f)
         spans = {t: _type_position(f.q, how) for t, how in (f.linked.get("clause_types") or {}).items()}
         split = cond.split_subject(f.q, {t: p for t, p in spans.items() if p is not None})
         if split:
@@ -1518,6 +1519,36 @@ def _meaning_may_name_type(f: QuestionFacts) -> bool:
     # without a company: a gap, a yes/no or a listing of clauses; a topic search stays a search
     return f.negated or f.yes_no or f.wants_companies or bool(ALL_WORDS.search(f.q)) or \
         bool(COMPARE.search(f.q)) or (f.has_filters and not f.topic)
+
+
+def _link_span(f: QuestionFacts, tname: str) -> tuple[int, int] | None:
+    """Where the words that linked the type stand in the question."""
+    word = re.search(r"'([^']+)'", str((f.linked.get("clause_types") or {}).get(tname, "")))
+    i = f.q.lower().find(word.group(1).lower()) if word else -1
+    return (i, i + len(word.group(1))) if i >= 0 else None
+
+
+def _drop_types_inside_details(f: QuestionFacts) -> None:
+    """"Whose confidentiality obligations survive termination?": "termination" is part of
+    Confidentiality's detail (survival after the end), not a second type asked about."""
+    inside = set()
+    for t in f.types:
+        span = _link_span(f, t)
+        if span and any(a <= span[0] and span[1] <= b for o in f.types if o != t for a, b in facet_spans(f.q, o)):
+            inside.add(t)
+    if inside and len(inside) < len(f.types):
+        f.types = [t for t in f.types if t not in inside]
+        f.linked["clause_types"] = {t: v for t, v in (f.linked.get("clause_types") or {}).items() if t not in inside}
+        f.linked["detail_words"] = sorted(inside)
+
+
+def _named_by_itself(f: QuestionFacts, tname: str) -> bool:
+    """The question names the type by its name, not only inside the words of a detail ("a
+    breach of data security" names Security's detail, not a security clause)."""
+    if not str((f.linked.get("clause_types") or {}).get(tname, "")).startswith("name "):
+        return False
+    span = _link_span(f, tname)
+    return not (span and any(a <= span[0] and span[1] <= b for a, b in facet_spans(f.q, tname)))
 
 
 # "在合同终止后" / "合同结束时" / "到期以后": the words name a time, as "when the contract ends" does

@@ -192,3 +192,42 @@ def test_anywhere_must_be_true_or_false(tmp_path):
     path.write_text(json.dumps(raw), encoding="utf-8")
     with pytest.raises(TaxonomyError, match="'anywhere' must be true or false"):
         load_taxonomy(path)
+
+
+@pytest.mark.parametrize("question, types, facets, anywhere", [
+    # "termination" is part of Confidentiality's detail, not a second type
+    ("Whose confidentiality obligations survive termination?", ["Confidentiality"], ["Survival after the end"], None),
+    # "security" inside the detail's words does not name a security clause: the detail is looked for anywhere
+    ("Which suppliers must tell us about a breach of data security?", ["Security"], ["Breach notification"], True),
+    ("Which suppliers may not move personal data out of the country?", ["Data Protection"], ["International transfers"], None),
+    # fixed prices are a detail of their own, not a price change
+    ("Which suppliers' prices are fixed for the year?", ["Payment"], ["Fixed prices"], None),
+    ("Which contracts can we end immediately if the supplier seriously breaches them?", ["Termination"], ["Breach"], None),
+])
+def test_details_read_in_their_own_words(question, types, facets, anywhere):
+    plan = _plan(question)
+    assert (plan.params.types, plan.params.facets, plan.params.facets_anywhere) == (types, facets, anywhere)
+
+
+def test_a_termination_for_cause_is_a_termination_for_breach_and_renewable_energy_renews_nothing():
+    (breach,) = facet_patterns(["Breach"], ["Termination"])
+    assert re.fullmatch(breach, "The right to terminate for good cause remains unaffected.")
+    (renewal,) = facet_patterns(["Renewal"], ["Termination"])
+    assert not re.fullmatch(renewal, "Voltera supplies electricity from renewable sources.")
+    assert re.fullmatch(renewal, "failing which it is extended by one year at a time.")
+    assert re.fullmatch(renewal, "Thereafter it continues for successive periods of twelve months.")
+
+
+def test_editing_a_facet_re_types_nothing(tmp_path):
+    from core.taxonomy import DEFAULT_TAXONOMY_PATH, typing_text
+
+    raw = json.loads(DEFAULT_TAXONOMY_PATH.read_text(encoding="utf-8"))
+    path = tmp_path / "taxonomy.json"
+    path.write_text(json.dumps(raw), encoding="utf-8")
+    before = typing_text(path)
+    raw["types"][0]["facets"] = [{"name": "New", "patterns": ["new detail"]}]
+    path.write_text(json.dumps(raw), encoding="utf-8")
+    assert typing_text(path) == before
+    raw["types"][0]["keywords_en"].append("brand-new keyword")
+    path.write_text(json.dumps(raw), encoding="utf-8")
+    assert typing_text(path) != before
