@@ -64,9 +64,8 @@ def _facets_of(types: list[str], taxonomy: list[ClauseTypeDef] | None) -> list[t
     asked = [by_name[t] for t in types if t in by_name]
     if not asked or len(asked) != len(types):
         return []
-    shared = [(asked[0], f) for f in asked[0].facets
-              if all(any(g.name == f.name for g in t.facets) for t in asked[1:])]
-    return shared
+    # a shared facet is one detail: the types write it alike (one entry's patterns serve them all)
+    return [(asked[0], f) for f in asked[0].facets if all(any(g.name == f.name for g in t.facets) for t in asked[1:])]
 
 
 def question_facets(q: str, types: list[str] | None, taxonomy: list[ClauseTypeDef] | None = None) -> list[FacetHit]:
@@ -98,21 +97,20 @@ def type_by_facet(q: str, taxonomy: list[ClauseTypeDef] | None = None) -> tuple[
     """The types a question names only by a detail of them ("Which suppliers' prices are
     indexed?": Payment; "who must tell us about a data breach?": Data Protection and Security,
     whose shared facet it is); none when it names details of unrelated types."""
-    found: dict[str, tuple[tuple[int, int], str]] = {}
+    found: dict[str, re.Match] = {}
     for t in (taxonomy if taxonomy is not None else load_taxonomy()):
         for facet in t.facets:
             m = _named_at(q or "", facet, t)
             if m and facet.name not in found:
-                found[facet.name] = (m.span(), m.group(0).strip())
+                found[facet.name] = m
     # the longer words win: "a data breach" is a breach notification, not a breach that ends a contract
-    kept = {name: v for name, v in found.items()
-            if not any(o != name and a <= v[0][0] and v[0][1] <= b and (b - a) > (v[0][1] - v[0][0])
-                       for o, ((a, b), _w) in found.items())}
-    owner_sets = {tuple(facet_owners(name, taxonomy)) for name in kept}
-    if len(owner_sets) != 1:
+    kept = {name: m for name, m in found.items()
+            if not any(o.start() <= m.start() and m.end() <= o.end() and o.end() - o.start() > m.end() - m.start()
+                       for o in found.values())}
+    if len({tuple(facet_owners(name, taxonomy)) for name in kept}) != 1:
         return [], ""
-    name = next(iter(kept))
-    return facet_owners(name, taxonomy), f"detail '{kept[name][1]}' of the type"
+    name, m = next(iter(kept.items()))
+    return facet_owners(name, taxonomy), f"detail '{m.group(0).strip()}' of the type"
 
 
 def facet_patterns(names: list[str] | None, types: list[str] | None,

@@ -668,7 +668,7 @@ def _read_facets(f: QuestionFacts, params: PlanParams) -> None:
     has the detail ("notify us of a data breach": Data Protection or Security clauses), as the
     model's one type is a guess between them."""
     types = list(params.types or [])
-    if len(types) == 1 and _linked_by_meaning(f, types[0]):
+    if len(types) == 1 and _linked_by_reading(f, types[0]):
         for facet in _named_facets(f.q, types):
             owners = facet_owners(facet)
             if types[0] in owners and len(owners) > 1:
@@ -693,7 +693,8 @@ def _read_facets(f: QuestionFacts, params: PlanParams) -> None:
         f.linked.pop("facets", None)
 
 
-def _linked_by_meaning(f: QuestionFacts, tname: str) -> bool:
+def _linked_by_reading(f: QuestionFacts, tname: str) -> bool:
+    """The type was read from the question's meaning or from a detail, not named."""
     how = str((f.linked.get("clause_types") or {}).get(tname, ""))
     return how.startswith(("meaning of", "detail "))
 
@@ -1536,10 +1537,15 @@ def _drop_types_inside_details(f: QuestionFacts) -> None:
         span = _link_span(f, t)
         if span and any(a <= span[0] and span[1] <= b for o in f.types if o != t for a, b in facet_spans(f.q, o)):
             inside.add(t)
-    if inside and len(inside) < len(f.types):
-        f.types = [t for t in f.types if t not in inside]
-        f.linked["clause_types"] = {t: v for t, v in (f.linked.get("clause_types") or {}).items() if t not in inside}
-        f.linked["detail_words"] = sorted(inside)
+    _drop_types(f, inside, "detail_words")
+
+
+def _drop_types(f: QuestionFacts, dropped: set[str], note: str) -> None:
+    """Leave out types whose words said something else, when another type is left."""
+    if dropped and len(dropped) < len(f.types):
+        f.types = [t for t in f.types if t not in dropped]
+        f.linked["clause_types"] = {t: v for t, v in (f.linked.get("clause_types") or {}).items() if t not in dropped}
+        f.linked[note] = sorted(dropped)
 
 
 def _named_by_itself(f: QuestionFacts, tname: str) -> bool:
@@ -1561,17 +1567,8 @@ def _drop_time_condition_types(f: QuestionFacts) -> None:
     dropped when another type is left."""
     if not CJK.search(f.q):
         return
-    how = f.linked.get("clause_types") or {}
-    timed = set()
-    for t in f.types:
-        word = re.search(r"'([^']+)'", str(how.get(t, "")))
-        i = f.q.find(word.group(1)) if word else -1
-        if i >= 0 and ZH_AFTER.match(f.q[i + len(word.group(1)):]):
-            timed.add(t)
-    if timed and len(timed) < len(f.types):
-        f.types = [t for t in f.types if t not in timed]
-        f.linked["clause_types"] = {t: v for t, v in how.items() if t not in timed}
-        f.linked["time_words"] = sorted(timed)
+    timed = {t for t in f.types if (span := _link_span(f, t)) and ZH_AFTER.match(f.q[span[1]:])}
+    _drop_types(f, timed, "time_words")
 
 
 def _type_position(q: str, how: str) -> int | None:
