@@ -62,6 +62,8 @@ def test_a_gap_reads_the_quantity_from_the_clauses(msa):
     ("Which suppliers are allowed to raise their prices?", {"Oakridge Payroll Solutions LLC"}),
     ("Which contracts renew automatically?", {"Solenne Cosmétiques SAS"}),
     ("Which agreements allow assignment to a successor after a merger?", {"Oakridge Payroll Solutions LLC"}),
+    # "If the Manufacturer comes under the control of a competitor of the Customer, the Customer may terminate"
+    ("Which suppliers can we terminate if a competitor takes them over?", {"Solenne Cosmétiques SAS"}),
 ])
 def test_a_facet_of_the_type_keeps_the_suppliers_whose_clause_has_it(msa, question, expected):
     result = ask(question)

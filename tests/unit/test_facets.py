@@ -203,6 +203,9 @@ def test_anywhere_must_be_true_or_false(tmp_path):
     # fixed prices are a detail of their own, not a price change
     ("Which suppliers' prices are fixed for the year?", ["Payment"], ["Fixed prices"], None),
     ("Which contracts can we end immediately if the supplier seriously breaches them?", ["Termination"], ["Breach"], None),
+    # a right to end the agreement when the supplier changes hands, wherever the contract says so
+    ("Which suppliers can we terminate if a competitor takes them over?", ["Termination"], ["Change of control"], True),
+    ("哪些合同规定供应商被收购时我们可以解除合同？", ["Termination"], ["Change of control"], True),
 ])
 def test_details_read_in_their_own_words(question, types, facets, anywhere):
     plan = _plan(question)
