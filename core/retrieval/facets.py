@@ -42,12 +42,19 @@ def _name_spans(q: str, t: ClauseTypeDef) -> list[tuple[int, int]]:
     return [m.span() for name in (t.name, t.name_zh) if name for m in re.finditer(re.escape(name), q, re.I)]
 
 
+# "arbitration rather than in court": the detail after it is the one not asked for
+# ("not" and "without" ask for a gap: "which suppliers do not have an arbitration clause?")
+_SET_ASIDE = re.compile(r"\b(?:rather than|instead of|other than|except)\s+(?:\w+\s+){0,2}$|"
+                        r"(?:而不是|而非|不是|不通过)\s*$", re.I)
+
+
 def _named_at(q: str, facet: Facet, t: ClauseTypeDef) -> re.Match | None:
     """Where the question names the facet, unless the words are only the type's own name
-    ("security" is the type; "security incidents" a detail of it)."""
+    ("security" is the type; "security incidents" a detail of it) or set it aside ("by
+    arbitration rather than in court" does not ask for courts)."""
     names = _name_spans(q, t)
     for m in _question_pattern(facet.patterns).finditer(q):
-        if not any(a <= m.start() and m.end() <= b for a, b in names):
+        if not any(a <= m.start() and m.end() <= b for a, b in names) and not _SET_ASIDE.search(q[:m.start()]):
             return m
     return None
 

@@ -1222,6 +1222,11 @@ def read_conditions(f: QuestionFacts, rest: str, vocab: Vocabulary) -> QuestionF
         if tname:
             f.types = [tname]
             f.linked["clause_types"] = {tname: why}
+    elif not f.types and _words_may_name_type(f) and _link_by_facet(
+            f, cond.main_clause(_without_agreement_name(rest, f.linked.get("agreements")))):
+        # a detail of a type named in its own words ("which agreements continue automatically?",
+        # "哪些合同规定了涨价的条件？"), as precise as a keyword
+        f.topic = None
     elif not f.types and _meaning_may_name_type(f):
         # a type's own keyword in what the question asks for (not in its condition) first,
         # then (English only) the meaning of the rest of the question
@@ -1229,16 +1234,12 @@ def read_conditions(f: QuestionFacts, rest: str, vocab: Vocabulary) -> QuestionF
         tname, why = cond.type_by_words(unnamed if CJK.search(unnamed) else cond.main_clause(unnamed), related=f.named)
         if tname == GOVERNING_LAW and (f.laws or f.law_scope):
             tname = None   # "governed by Swiss law": the words of the law condition
-        by_detail = not tname and _link_by_facet(f, cond.main_clause(unnamed))   # sets f.types
-        if by_detail:
-            tname = f.types[0]
         if not tname:
             tname, why = _type_by_meaning(f, unnamed)
             if tname == GOVERNING_LAW and (f.laws or f.law_scope):
                 tname = None   # "the law of the State of New York": the law condition, by meaning
         if tname:
-            if not by_detail:
-                f.types, f.linked["clause_types"] = [tname], {tname: why}
+            f.types, f.linked["clause_types"] = [tname], {tname: why}
             f.topic = None
             if CLAUSE_WORDS.search(f.q):   # "clauses that limit how much a supplier pays": no spend figure
                 f.summing = f.asks_spend = False
@@ -1501,22 +1502,26 @@ def _read_laws(f: QuestionFacts, rest: str, vocab: Vocabulary) -> None:
             f.linked.pop(key)
 
 
-def _meaning_may_name_type(f: QuestionFacts) -> bool:
-    """Whether a question with no type named may describe one: not a request for the whole
-    document, a spend figure, quoted wording or companies without agreements."""
+def _words_may_name_type(f: QuestionFacts) -> bool:
+    """Whether a question's words may name a type it does not name outright: not a request for the
+    whole document, a spend figure, quoted wording, a count of clauses or companies without agreements."""
     spend_figure = (f.asks_spend and not f.negated) or f.summing
     if f.quoted or f.wording or NO_AGREEMENT.search(f.q) or (spend_figure and not CLAUSE_WORDS.search(f.q)):
         return False
     if f.position is not None or f.positional or DOCUMENT_REQUEST.search(f.q):
         return False
-    if f.counting and not f.negated:
-        return False    # "how many clauses does X have": a count, not a type
+    return not (f.counting and not f.negated)    # "how many clauses does X have": a count, not a type
+
+
+def _meaning_may_name_type(f: QuestionFacts) -> bool:
+    """Whether a question with no type named may describe one (`_words_may_name_type`), and is
+    not a listing by filters or a topic search."""
+    if not _words_may_name_type(f):
+        return False
     if f.named:
         return True
     if CJK.search(f.q) and not (f.negated or f.yes_no):
-        # a Chinese listing by filters: its words describe the filters, not a type, unless they
-        # name a detail of one ("哪些合同规定了涨价的条件？": Payment's price changes)
-        return bool(type_by_facet(f.q)[0])
+        return False    # a Chinese listing by filters: its words describe the filters, not a type
     # without a company: a gap, a yes/no or a listing of clauses; a topic search stays a search
     return f.negated or f.yes_no or f.wants_companies or bool(ALL_WORDS.search(f.q)) or \
         bool(COMPARE.search(f.q)) or (f.has_filters and not f.topic)

@@ -206,6 +206,10 @@ def test_anywhere_must_be_true_or_false(tmp_path):
     # a right to end the agreement when the supplier changes hands, wherever the contract says so
     ("Which suppliers can we terminate if a competitor takes them over?", ["Termination"], ["Change of control"], True),
     ("哪些合同规定供应商被收购时我们可以解除合同？", ["Termination"], ["Change of control"], True),
+    # the detail set aside is not asked for; a negation still asks for a gap of the detail
+    ("Which suppliers settle disputes by arbitration rather than in court?", ["Governing Law"], ["Arbitration"], True),
+    ("Which suppliers do not have an arbitration clause?", ["Governing Law"], ["Arbitration"], True),
+    ("Which agreements continue automatically?", ["Termination"], ["Renewal"], True),
 ])
 def test_details_read_in_their_own_words(question, types, facets, anywhere):
     plan = _plan(question)
