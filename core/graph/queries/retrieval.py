@@ -657,14 +657,15 @@ LIMIT $k""".replace("\n\n", "\n")
 def filtered_clause_count(active, spend="spend_latest") -> str:
     """All clauses; the clauses of the agreements that pass the company/agreement filters
     (from each agreement's stored clause count: one row per agreement, not per clause);
-    and, when types are asked for, the clauses of those types (node degrees)."""
+    and, when types are asked for, the clauses of those types (node degrees). Details a clause
+    must state are no agreement filter: they narrow the search itself (`relay_exact`)."""
     active = set(active)
     typed = ("CALL () { MATCH (t:ClauseType)<-[:OF_TYPE]-(tc:Clause) WHERE t.name IN $types "
              "RETURN count(DISTINCT tc) AS typed }\n") if "types" in active else ""
     typed_return = "typed" if typed else "total AS typed"
     return f"""MATCH (every:Clause) WITH count(every) AS total
 {typed}OPTIONAL MATCH (co:Company)-[:HAS_SLA]->(s:SLA)
-{_clause_scope(active - {"types"}, spend)}
+{_clause_scope(active - {"types", "details"}, spend)}
 RETURN total, {typed_return}, coalesce(sum(s.clause_count), 0) AS n""".replace("\n\n", "\n")
 
 
