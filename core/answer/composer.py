@@ -862,17 +862,16 @@ def _nothing(plan: Plan, tname: str, scope: str, lang: str) -> str:
         if who and tname:
             return f"在{who}的协议中没有找到{tname}条款。"
         return "没有找到符合条件的结果。"
+    clause = f"{_a(tname)} {tname} clause" if tname else "a clause"   # no type: a detail found in any clause
     if intent == Intent.GAP and per_agreement:
-        return f"None of the agreements of {scope} lacks {_a(tname)} {tname} clause{_stating(plan.params, True)} (no agreement matched)."
+        return f"None of the agreements of {scope} lacks {clause}{_stating(plan.params, True)} (no agreement matched)."
     if intent == Intent.GAP:
-        clause = f"{_a(tname)} {tname} clause" if tname else "a clause"
         return f"None of the {scope} lacks {clause}{_stating(plan.params, True)} (no company matched)."
     if intent == Intent.PRESENCE:
         who = _join(plan.params.companies or [], "en")
         if who:
             return f"No: {who} {'has' if len(plan.params.companies) == 1 else 'have'} no {tname} clause" \
                    f"{_stating(plan.params, False)} (0 found)."
-        clause = f"{_a(tname)} {tname} clause" if tname else "a clause"
         return f"No {scope} {'has' if scope.startswith('supplier ') else 'have'} {clause}" \
                f"{_stating(plan.params, False)} (0 found)."
     if intent == Intent.NO_AGREEMENT:
