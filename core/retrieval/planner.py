@@ -1222,7 +1222,7 @@ def read_conditions(f: QuestionFacts, rest: str, vocab: Vocabulary) -> QuestionF
         if tname:
             f.types = [tname]
             f.linked["clause_types"] = {tname: why}
-    elif not f.types and _words_may_name_type(f) and _link_by_facet(
+    elif not f.types and f.forced_mode != Mode.HYBRID and _words_may_name_type(f) and _link_by_facet(
             f, cond.main_clause(_without_agreement_name(rest, f.linked.get("agreements")))):
         # a detail of a type named in its own words ("which agreements continue automatically?",
         # "哪些合同规定了涨价的条件？"), as precise as a keyword

@@ -83,7 +83,9 @@ def base_params(plan: Plan) -> dict[str, Any]:
         "mentions": [w.lower() for w in p.mentions or []],   # read only by the clause lists of a type
         # read only by the clause lists, presence and gaps of a type ("which suppliers promise 99.9%
         # uptime?", "which contracts provide for arbitration?"): patterns a clause of the type matches
-        "details": quantity_patterns(p.quantities or []) + facet_patterns(p.facets, p.types),
+        # (hybrid ranks every clause by the question's words and meaning: a facet is no filter there)
+        "details": quantity_patterns(p.quantities or []) + (facet_patterns(p.facets, p.types)
+                                                            if plan.mode != Mode.HYBRID else []),
     }
 
 
