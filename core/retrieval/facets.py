@@ -28,6 +28,14 @@ class FacetHit:
     anywhere: bool = False   # found in any clause unless the question names the type (`Facet.anywhere`)
 
 
+def _taxonomy(taxonomy: list[ClauseTypeDef] | None) -> list[ClauseTypeDef]:
+    return taxonomy if taxonomy is not None else load_taxonomy()
+
+
+def _type(tname: str, taxonomy: list[ClauseTypeDef] | None = None) -> ClauseTypeDef | None:
+    return next((t for t in _taxonomy(taxonomy) if t.name == tname), None)
+
+
 def clause_pattern(facet: Facet) -> str:
     """One whole-text pattern, as Neo4j's `=~` reads it (Java regular expressions)."""
     return "(?is).*(?:" + "|".join(f"(?:{p})" for p in facet.patterns) + ").*"
@@ -59,16 +67,10 @@ def _named_at(q: str, facet: Facet, t: ClauseTypeDef) -> re.Match | None:
     return None
 
 
-def _named(q: str, facet: Facet, t: ClauseTypeDef) -> str | None:
-    m = _named_at(q, facet, t)
-    return m.group(0).strip() if m else None
-
-
 def _facets_of(types: list[str], taxonomy: list[ClauseTypeDef] | None) -> list[tuple[ClauseTypeDef, Facet]]:
     """The facets every asked type has (by name): a clause filter applies to each listed clause,
     so a facet of one type only would drop the other types' clauses."""
-    by_name = {t.name: t for t in (taxonomy if taxonomy is not None else load_taxonomy())}
-    asked = [by_name[t] for t in types if t in by_name]
+    asked = [t for name in types if (t := _type(name, taxonomy))]
     if not asked or len(asked) != len(types):
         return []
     # a shared facet is one detail: the types write it alike (one entry's patterns serve them all)
@@ -81,23 +83,21 @@ def question_facets(q: str, types: list[str] | None, taxonomy: list[ClauseTypeDe
         return []
     hits = []
     for t, facet in _facets_of(list(types), taxonomy):
-        words = _named(q, facet, t)
-        if words:
-            hits.append(FacetHit(t.name, facet.name, words, clause_pattern(facet), facet.anywhere))
+        if m := _named_at(q, facet, t):
+            hits.append(FacetHit(t.name, facet.name, m.group(0).strip(), clause_pattern(facet), facet.anywhere))
     return hits
 
 
 def facet_spans(q: str, tname: str, taxonomy: list[ClauseTypeDef] | None = None) -> list[tuple[int, int]]:
     """Where the question names a detail of the type ("survive termination" is Confidentiality's
     survival, and its "termination" names no type of its own)."""
-    t = next((t for t in (taxonomy if taxonomy is not None else load_taxonomy()) if t.name == tname), None)
+    t = _type(tname, taxonomy)
     return [m.span() for f in (t.facets if t else ()) if (m := _named_at(q or "", f, t))]
 
 
 def facet_owners(name: str, taxonomy: list[ClauseTypeDef] | None = None) -> list[str]:
     """Every type that has a facet of this name ("Breach notification": Data Protection and Security)."""
-    return [t.name for t in (taxonomy if taxonomy is not None else load_taxonomy())
-            if any(f.name == name for f in t.facets)]
+    return [t.name for t in _taxonomy(taxonomy) if any(f.name == name for f in t.facets)]
 
 
 def type_by_facet(q: str, taxonomy: list[ClauseTypeDef] | None = None) -> tuple[list[str], str]:
@@ -105,7 +105,7 @@ def type_by_facet(q: str, taxonomy: list[ClauseTypeDef] | None = None) -> tuple[
     indexed?": Payment; "who must tell us about a data breach?": Data Protection and Security,
     whose shared facet it is); none when it names details of unrelated types."""
     found: dict[str, re.Match] = {}
-    for t in (taxonomy if taxonomy is not None else load_taxonomy()):
+    for t in _taxonomy(taxonomy):
         for facet in t.facets:
             m = _named_at(q or "", facet, t)
             if m and facet.name not in found:
@@ -133,6 +133,6 @@ def facet_names(names: list[str] | None, types: list[str] | None, language: str 
     """The plan's facets as an answer names them (Chinese names from the taxonomy)."""
     if not names or language != "zh" or not types:
         return list(names or [])
-    t = next((t for t in load_taxonomy() if t.name == types[0]), None)
+    t = _type(types[0])
     zh = {f.name: f.name_zh for f in (t.facets if t else ())}
     return [zh.get(n, n) for n in names]

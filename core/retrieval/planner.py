@@ -668,19 +668,16 @@ def _read_facets(f: QuestionFacts, params: PlanParams) -> None:
     has the detail ("notify us of a data breach": Data Protection or Security clauses), as the
     model's one type is a guess between them."""
     types = list(params.types or [])
-    if len(types) == 1 and _linked_by_reading(f, types[0]):
-        for facet in _named_facets(f.q, types):
-            owners = facet_owners(facet)
-            if types[0] in owners and len(owners) > 1:
-                types = owners
-                params.types, f.types = list(owners), list(owners)
-                params.type_match = "all" if f.negated else "any"   # held by any; lacked by all
-                why = next(iter(f.linked["clause_types"].values()))
-                f.linked["clause_types"] = {t: why for t in owners}
-                break
-    if len(types) > 1 and all(str((f.linked.get("clause_types") or {}).get(t, "")).startswith("detail ") for t in types):
-        params.type_match = "all" if f.negated else "any"   # the types of one detail: held by any, lacked by all
     hits = question_facets(f.q, types)
+    if len(types) == 1 and _linked_by_reading(f, types[0]):
+        shared = next((owners for h in hits if len(owners := facet_owners(h.name)) > 1), None)
+        if shared:
+            why = _how(f, types[0])
+            types, params.types, f.types = list(shared), list(shared), list(shared)
+            f.linked["clause_types"] = {t: why for t in shared}
+            hits = question_facets(f.q, types)
+    if len(types) > 1 and all(_linked_by_reading(f, t) for t in types):
+        params.type_match = "all" if f.negated else "any"   # the types of one detail: held by any, lacked by all
     params.facets = [h.name for h in hits] or None
     # "who has to delete our data when the contract ends?" is asked of any clause; "which data
     # protection clauses require deletion?" of the type it names
@@ -693,14 +690,14 @@ def _read_facets(f: QuestionFacts, params: PlanParams) -> None:
         f.linked.pop("facets", None)
 
 
+def _how(f: QuestionFacts, tname: str) -> str:
+    """How the type was linked ("name 'liability'", "meaning of '…' (0.61)", "detail '…' of the type")."""
+    return str((f.linked.get("clause_types") or {}).get(tname, ""))
+
+
 def _linked_by_reading(f: QuestionFacts, tname: str) -> bool:
     """The type was read from the question's meaning or from a detail, not named."""
-    how = str((f.linked.get("clause_types") or {}).get(tname, ""))
-    return how.startswith(("meaning of", "detail "))
-
-
-def _named_facets(q: str, types: list[str]) -> list[str]:
-    return [h.name for h in question_facets(q, types)]
+    return _how(f, tname).startswith(("meaning of", "detail "))
 
 
 def _link_by_facet(f: QuestionFacts, text: str) -> str | None:
@@ -1529,9 +1526,7 @@ def _meaning_may_name_type(f: QuestionFacts) -> bool:
 
 def _link_span(f: QuestionFacts, tname: str) -> tuple[int, int] | None:
     """Where the words that linked the type stand in the question."""
-    word = re.search(r"'([^']+)'", str((f.linked.get("clause_types") or {}).get(tname, "")))
-    i = f.q.lower().find(word.group(1).lower()) if word else -1
-    return (i, i + len(word.group(1))) if i >= 0 else None
+    return _type_span(f.q, _how(f, tname))
 
 
 def _drop_types_inside_details(f: QuestionFacts) -> None:
@@ -1556,7 +1551,7 @@ def _drop_types(f: QuestionFacts, dropped: set[str], note: str) -> None:
 def _named_by_itself(f: QuestionFacts, tname: str) -> bool:
     """The question names the type by its name, not only inside the words of a detail ("a
     breach of data security" names Security's detail, not a security clause)."""
-    if not str((f.linked.get("clause_types") or {}).get(tname, "")).startswith("name "):
+    if not _how(f, tname).startswith("name "):
         return False
     span = _link_span(f, tname)
     return not (span and any(a <= span[0] and span[1] <= b for a, b in facet_spans(f.q, tname)))
@@ -1576,9 +1571,13 @@ def _drop_time_condition_types(f: QuestionFacts) -> None:
     _drop_types(f, timed, "time_words")
 
 
-def _type_position(q: str, how: str) -> int | None:
+def _type_span(q: str, how: str) -> tuple[int, int] | None:
+    """Where the first quoted words of a link ("keyword '终止'") stand in the question."""
     m = re.search(r"'([^']+)'", how or "")
-    if not m:
-        return None
-    i = q.lower().find(m.group(1).lower())
-    return i if i >= 0 else None
+    i = q.lower().find(m.group(1).lower()) if m else -1
+    return (i, i + len(m.group(1))) if i >= 0 else None
+
+
+def _type_position(q: str, how: str) -> int | None:
+    span = _type_span(q, how)
+    return span[0] if span else None
