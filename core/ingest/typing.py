@@ -23,6 +23,7 @@ there is informed.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import json
 import os
@@ -34,17 +35,24 @@ from typing import Sequence
 import numpy as np
 
 from core.ingest.classifier import ABSTAINED, REVIEW_THRESHOLD, Classification, get_classifier
-from core.ingest.provisions import METHOD_SENTENCE, ProvisionLabel, get_provision_classifier, split_sentences
+from core.ingest.provisions import DEFINITION, METHOD_SENTENCE, ProvisionLabel, get_provision_classifier, split_sentences
 from core.taxonomy import OTHER
 from core.zh_script import cjk_share
 
 # bumped when a typing rule changes what is stored, so re-ingest re-types what was stored before
-TYPING_RULES = 2
+TYPING_RULES = 3
 METHOD_MANUAL = "manual"
 METHOD_NONE = "none"      # the Other edge of a clause in which nothing was found
 # How much likelier than its section's own type a sentence (read alone) must be of a weakly
 # learned type for that type to be a second type of the clause (ClauseTyper._beside_the_section).
 SECTION_CONTEXT_ODDS = 2.0
+# How sure the section classifier must be of one English sentence read alone (ClauseTyper._says_so):
+# above its bar for a whole section (REVIEW_THRESHOLD), as one sentence says less. Chosen on the
+# product's own corpora: at 0.5 "Unavailability caused by scheduled maintenance ... is excluded"
+# (0.55) made an availability clause a maintenance clause.
+SENTENCE_BAR = 0.6
+# a sentence's own number ("1.1", "(a)") before a defined term
+_LEAD = re.compile(r"^\W*(?:\d+(?:\.\d+)*\.?|\(?[a-z]{1,4}\))\s*", re.I)
 CJK_LIMIT = 0.3           # share of CJK characters above which a clause is not given to the provision model
 
 
@@ -101,6 +109,12 @@ class ClauseTypes:
         """A reviewer's types replace every automatic label (and review candidate)."""
         names = list(dict.fromkeys(t for t in types if t)) or [OTHER]
         return cls([TypeLabel(t, 1.0, METHOD_MANUAL) for t in names], [], runner_up)
+
+
+@functools.lru_cache(maxsize=128)
+def _type_name(name: str) -> re.Pattern:
+    """A type's name as words of a sentence, either number ("Service Credit", "service credits")."""
+    return re.compile(r"\b" + r"\s+".join(map(re.escape, name.split())) + r"s?\b", re.I)
 
 
 def _best(labels: list[TypeLabel]) -> dict[str, TypeLabel]:
@@ -328,21 +342,32 @@ class ClauseTyper:
             if sections[i].type in self.supervised:
                 sections[i] = _uncorroborated_to_review(sections[i], provisions[i])
         if chinese:
-            provisions = self._chinese_sentences(items, chinese, sections, provisions, embedder)
+            provisions = self._sentences_read_alone(items, chinese, sections, provisions, embedder)
+        if english:
+            # the provision model's weak types were learned from headings, so a service credit worded
+            # as money ("a credit of 10% of the monthly fee") scores as Payment there; the section
+            # classifier reading the sentence alone knows it, and so does a run-in sub-heading
+            # ("2.2 Service Credits."). Lawyer-trained types keep the provision model's reading.
+            provisions = self._sentences_read_alone(items, english, sections, provisions, embedder,
+                                                    skip=self.supervised, review=False)
         provisions = [_convenience_in_so_many_words(text, labels) for (_t, text), labels in zip(items, provisions)]
         return [combine(s, p) for s, p in zip(sections, provisions)]
 
-    def _chinese_sentences(self, items: Sequence[tuple[str, str]], which: Sequence[int],
-                           sections: Sequence[Classification], provisions: list[list[ProvisionLabel]],
-                           embedder=None) -> list[list[ProvisionLabel]]:
-        """The provisions of clauses mainly in Chinese: the section classifier reads each sentence
-        alone, and a type that leads that reading clearly ahead of the section's own type
+    def _sentences_read_alone(self, items: Sequence[tuple[str, str]], which: Sequence[int],
+                              sections: Sequence[Classification], provisions: list[list[ProvisionLabel]],
+                              embedder=None, skip: frozenset[str] | set[str] = frozenset(),
+                              review: bool = True) -> list[list[ProvisionLabel]]:
+        """Provisions the section classifier finds reading each sentence of a clause alone (types
+        in `skip` excepted). For clauses mainly in Chinese these are all their provisions (the
+        provision model cannot read them); English clauses get the weakly learned types this way.
+        A type that leads that reading clearly ahead of the section's own type
         (SECTION_CONTEXT_ODDS, as for weakly learned types) is a type of the clause when the
         reading reaches REVIEW_THRESHOLD (the bar its verdict on a whole section must reach to
         meet a requirement), review evidence from its assignment floor up. So a "其他" section
         holds governing law and assignment at once, as its English twin does. A type that leads
         the reading ahead of the section's own type, but not clearly, is review evidence (a
-        notice-period termination, 提前三十日书面通知对方解除, in a termination section)."""
+        notice-period termination, 提前三十日书面通知对方解除, in a termination section); with
+        `review` False such leanings are dropped (English clauses have the provision model's)."""
         asks = [(ci, a, b) for ci in which for a, b in split_sentences(items[ci][1])]
         if not asks:
             return provisions
@@ -351,14 +376,28 @@ class ClauseTyper:
         for ci, a, b in asks:
             sentence, own = items[ci][1][a:b], sections[ci].type
             r = reading[sentence]
-            if r.type in (OTHER, own) or r.method == ABSTAINED:
+            if r.type in (OTHER, own) or r.type in skip or r.method == ABSTAINED:
                 continue
             clear = _overrules_the_section(r, r.type, own)
-            if not clear and not _leads_the_section(r, r.type, own):
+            if not clear and not (review and _leads_the_section(r, r.type, own)):
+                continue
+            if not review and (own == OTHER or not self._says_so(sentence, r)):
                 continue
             out[ci].append(ProvisionLabel(r.type, float(r.confidence), a, b, sentence, METHOD_SENTENCE,
                                           confident=clear and r.confidence >= REVIEW_THRESHOLD))
         return out
+
+    def _says_so(self, sentence: str, reading: Classification) -> bool:
+        """An English sentence's reading adds its type only when confident and the sentence uses
+        the type's name ("2.2 Service Credits.", "entitled to Service Credits", "any breach of data
+        security") and defines no term: read alone, a sentence about the end of a duty ("survives
+        for five years after the end of the agreement"), a credit "applied to the next invoice" or
+        a definition ('"Downtime" means ...') sounds like a type it is not about. (Only in a section with a type of its own: read alone, the sentences
+        of a section typed Other, a services description or a definitions list, have no topic to
+        be read against, and "payment" in a payment processor's services is no payment term.)"""
+        bare = _LEAD.sub("", sentence.replace("*", ""))
+        return (reading.confidence >= SENTENCE_BAR and not DEFINITION.match(bare)
+                and _type_name(reading.type).search(sentence) is not None)
 
     def _read_alone(self, sentences: Sequence[str], embedder=None) -> dict[str, Classification]:
         """The section classifier's verdict on each sentence read without its heading (vectors

@@ -51,8 +51,11 @@ def _name_spans(q: str, t: ClauseTypeDef) -> list[tuple[int, int]]:
 
 
 # "arbitration rather than in court": the detail after it is the one not asked for
-# ("not" and "without" ask for a gap: "which suppliers do not have an arbitration clause?")
+# ("not" and "without" ask for a gap: "which suppliers do not have an arbitration clause?"; not
+# "without having to" a detail)
 _SET_ASIDE = re.compile(r"\b(?:rather than|instead of|other than|except)\s+(?:\w+\s+){0,2}$|"
+                        # "walk away without having to show a breach": a detail not needed
+                        r"\bwithout\s+(?:having|needing|being (?:required|obliged)|the need)\s+to\s+\w+\s+(?:\w+\s+){0,2}$|"
                         r"(?:而不是|而非|不是|不通过)\s*$", re.I)
 
 
@@ -127,6 +130,19 @@ def facet_patterns(names: list[str] | None, types: list[str] | None,
         return []
     shared = {f.name: f for _t, f in _facets_of(list(types), taxonomy)}
     return [clause_pattern(shared[n]) for n in names if n in shared]
+
+
+def facet_types(names: list[str] | None, types: list[str] | None,
+                taxonomy: list[ClauseTypeDef] | None = None) -> list[str | None]:
+    """For each of `facet_patterns`' patterns, the taxonomy type the facet is also a type of, by
+    name ("Change of control" in termination clauses is the type Change of Control), else None: a
+    clause typed so has the detail in words the patterns do not list ("if control of the other
+    party passes to a third party"), as the provision model read them."""
+    if not names or not types:
+        return []
+    shared = {f.name for _t, f in _facets_of(list(types), taxonomy)}
+    by_name = {t.name.casefold(): t.name for t in _taxonomy(taxonomy)}
+    return [by_name.get(n.casefold()) for n in names if n in shared]
 
 
 def facet_names(names: list[str] | None, types: list[str] | None, language: str = "en") -> list[str]:

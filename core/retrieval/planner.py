@@ -44,6 +44,8 @@ NEGATED_VERB = re.compile(_NEGATED_VERB, re.I)
 # "which suppliers may not transfer our data abroad?": a prohibition the contract states, not a
 # missing clause ("may we not", "can we not", "do not" still negate)
 PROHIBITION = re.compile(r"(?:may|must|shall)\s+not\s|mustn't\s|shan't\s", re.I)
+OUR_SIDE = re.compile(r"\b(?:we|us|i|me)\b|我们|我方", re.I)
+PROHIBITED_UNLESS = re.compile(_NEGATED_VERB + r"\b[^.?!;]{0,80}?\bwithout\b", re.I)
 NEGATION = re.compile(
     r"\b(lack|lacks|lacking|without|missing|miss|misses|no|none|absent|not have|not include|fail to include|"
     r"fails to include|neither|omit|omits|omitted|never|nothing|silent|absence|not (?:a|an|any)|yet to|"
@@ -244,7 +246,7 @@ def extract_facts(question: str, vocab: Vocabulary, forced_mode: str | None = No
     by_region, empty_region = region_countries(rest, vocab)
     for country, phrase in by_region.items():
         countries.setdefault(country, phrase)
-    countries = _apply_exclusions(rest, countries, vocab.countries)
+    countries = _apply_exclusions(rest, _drop_data_places(rest, countries), vocab.countries)
     industries = _apply_exclusions(rest, match_values(rest, alias_map(vocab, "industries")), vocab.industries)
     cities = match_values(rest, alias_map(vocab, "cities"))
     # "based in Singapore or Ireland": a city named like a country already matched is that country
@@ -376,6 +378,30 @@ def _excluded_companies(q: str, spans: list[tuple[int, int]], vocab: Vocabulary)
 LAW_EXCLUDED_BEFORE = re.compile(r"(?:\bnot|n't|other\s+than|except(?:\s+for)?|excluding|besides|apart\s+from|outside)\s+"
                                  r"(?:(?:be(?:ing)?\s+)?(?:governed|covered)\s+by\s+|under\s+|subject\s+to\s+)?"
                                  r"(?:the\s+)?(?:laws?\s+of\s+)?(?:the\s+)?$|(?:不适用|非)$", re.I)
+
+
+# where data goes or stays: "transfer personal data outside Europe", "keep patient data in the EU",
+# "数据存储在中国境内"
+DATA_PLACE_BEFORE = re.compile(
+    r"\b(?:transfer|move|send|store|host|keep|export|process)\w*\b(?:\s+[\w'’-]+){0,3}?\s+"
+    r"(?:data|information|records|files|backups?)\b(?:\s+[\w'’-]+){0,2}?\s+"
+    r"(?:in|inside|within|outside(?:\s+of)?|to|out\s+of|beyond)\s+(?:the\s+)?$|"
+    r"\b(?:data|information|records|files|backups?)\s+(?:[\w'’-]+\s+){0,2}(?:stay|remain|be\s+(?:stored|kept|hosted|processed))"
+    r"\w*\s+(?:in|inside|within)\s+(?:the\s+)?$|"
+    r"(?:数据|信息)\S{0,6}(?:存储|存放|传输|转移|留存|出境|传至|位于)(?:在|于|到|至)?$", re.I)
+
+
+def _drop_data_places(q: str, countries: dict[str, str]) -> dict[str, str]:
+    """A place named as where data goes or stays is no filter on the suppliers: "which vendors
+    can't transfer personal data outside Europe without standard contractual clauses?" asks about
+    every supplier (the place is a detail of the clause, as its text says it)."""
+    ql = q.lower()
+    kept = {}
+    for country, phrase in countries.items():
+        i = ql.find(phrase.lower())
+        if i < 0 or not DATA_PLACE_BEFORE.search(q[max(0, i - 80):i]):
+            kept[country] = phrase
+    return kept
 
 
 def _apply_exclusions(q: str, countries: dict[str, str], values: list[str],
@@ -512,8 +538,15 @@ def _negated(q: str, type_links: dict[str, str], about_companies: bool) -> bool:
     masked = text
     for phrase in (p for p in phrases if NEGATION.search(p)):   # "without cause", not "terminate"
         masked = re.sub(re.escape(phrase), lambda m: " " * len(m.group(0)), masked, flags=re.I)
+    # "vendors that can't transfer personal data outside Europe without standard contractual
+    # clauses", "cannot subcontract without our consent": a duty with its condition, as the clause
+    # states it, not a clause the supplier lacks; what we may not do is ("don't let us terminate
+    # without cause", "can't we end it without paying a fee")
+    conditional = [c.span() for c in PROHIBITED_UNLESS.finditer(masked) if not OUR_SIDE.search(c.group(0))]
     for m in NEGATION.finditer(masked):
         word = m.group(0).lower()
+        if any(a <= m.start() < b for a, b in conditional):
+            continue
         if word == "without":
             after = text[m.end():m.end() + 40]
             if not (CLAUSE_WORDS.search(after) or any(p.lower() in after.lower() for p in phrases)):
@@ -681,7 +714,9 @@ def _read_facets(f: QuestionFacts, params: PlanParams) -> None:
     params.facets = [h.name for h in hits] or None
     # "who has to delete our data when the contract ends?" is asked of any clause; "which data
     # protection clauses require deletion?" of the type it names
-    params.facets_anywhere = (bool(hits) and all(h.anywhere for h in hits)
+    # so is a standard named by its number ("ISO 9001" sits in quality and warranty clauses as often)
+    standard = any(x.standard for x in question_quantities(f.q))
+    params.facets_anywhere = (((bool(hits) and all(h.anywhere for h in hits)) or (standard and bool(types)))
                               and not any(_named_by_itself(f, t) for t in types)) or None
     if hits:
         where = "any clause" if params.facets_anywhere else ", ".join(types)
@@ -698,6 +733,22 @@ def _how(f: QuestionFacts, tname: str) -> str:
 def _linked_by_reading(f: QuestionFacts, tname: str) -> bool:
     """The type was read from the question's meaning or from a detail, not named."""
     return _how(f, tname).startswith(("meaning of", "detail "))
+
+
+def _unlink_inside_a_detail(f: QuestionFacts, text: str) -> None:
+    """Unlinks one type named by words that lie inside longer words naming a detail of other
+    types, so the detail links its own: "数据泄露后限时通知" holds Confidentiality's 泄露, but a data
+    breach is a detail of the data protection and security clauses (the longer words win, as
+    between details)."""
+    if len(f.types) != 1 or f.forced_mode == Mode.HYBRID:
+        return
+    word = _type_span(f.q, (f.linked.get("clause_types") or {}).get(f.types[0], ""))
+    owners, why = type_by_facet(text)
+    detail = _type_span(f.q, why) if owners and f.types[0] not in owners else None
+    if (word and detail and detail[0] <= word[0] and word[1] <= detail[1]
+            and detail[1] - detail[0] > word[1] - word[0]):
+        f.types = []
+        f.linked.pop("clause_types", None)
 
 
 def _link_by_facet(f: QuestionFacts, text: str) -> str | None:
@@ -1213,6 +1264,7 @@ def read_conditions(f: QuestionFacts, rest: str, vocab: Vocabulary) -> QuestionF
                                   _about_companies(f) or _about_holders(f.q)):
         f.negated = False   # "penalties when they miss the target": the miss is the situation, not a gap
         f.linked["negation"] = "only inside the condition: not a gap question"
+    _unlink_inside_a_detail(f, rest)
     if not f.types and f.named and f.positional:
         # "after the uptime commitment in X's contract": the anchor named by a type's keyword
         tname, why = cond.type_by_words(rest)

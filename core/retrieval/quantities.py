@@ -54,11 +54,29 @@ _DATING_BEFORE = re.compile(r"(?:last|past|previous|recent|next|coming|within\s+
 _DATING_AFTER = re.compile(r"^\s*(?:ago|old|older|earlier|later|since|前|以前|之前)", re.I)
 
 
+# a standard named by its number ("ISO 27001", "ISO/IEC 27001:2022", "ISO 9001认证", "SOC 2", "PCI DSS"):
+# a detail as exact as a figure, whatever the clause is typed (core.retrieval.planner reads it anywhere)
+_NOT_AFTER_LETTER = r"(?<![A-Za-z0-9])"
+STANDARD = re.compile(_NOT_AFTER_LETTER + r"(?:(?P<body>ISO(?:/IEC)?|IEC|IATF|EN|BS|DIN)[\s-]?(?P<number>\d{3,5})(?:[-:]\d{1,4})*"
+                      r"|SOC[\s-]?(?P<soc>[123])|PCI[\s-]?DSS)(?![A-Za-z0-9])", re.I)
+
+
+def _standard_pattern(m: re.Match) -> str:
+    """Any spelling of the standard a clause may use ("ISO/IEC 27001", "ISO 27001:2013", "SOC-2")."""
+    if m.group("number"):
+        body = "ISO(?:/IEC)?" if m.group("body").upper().startswith("ISO") else re.escape(m.group("body"))
+        return f"(?is).*{_NOT_AFTER_LETTER}{body}[\\s/-]*{m.group('number')}(?!\\d).*"
+    if m.group("soc"):
+        return f"(?is).*{_NOT_AFTER_LETTER}SOC[\\s-]*{m.group('soc')}(?!\\d).*"
+    return f"(?is).*{_NOT_AFTER_LETTER}PCI[\\s-]*DSS(?![A-Za-z]).*"
+
+
 @dataclass(frozen=True)
 class Quantity:
     text: str        # as the question wrote it ("24 hours")
     pattern: str     # a Cypher `=~` pattern that any clause stating it matches (whole text)
     span: tuple[int, int] = (0, 0)   # where the question wrote it
+    standard: bool = False           # a standard named by its number, not a figure
 
 
 def _value(number: str) -> float | None:
@@ -119,6 +137,9 @@ def _quantities(q: str) -> tuple[Quantity, ...]:
     taken: list[tuple[int, int]] = []
     for m in _ROUND_THE_CLOCK.finditer(q):
         found.append(Quantity(m.group(0).strip(), ROUND_THE_CLOCK_PATTERN, m.span()))
+        taken.append(m.span())
+    for m in STANDARD.finditer(q):
+        found.append(Quantity(m.group(0).strip(), _standard_pattern(m), m.span(), standard=True))
         taken.append(m.span())
     for m in _QUESTION.finditer(q):
         if any(s < m.end() and m.start() < e for s, e in taken) or _compared_or_dating(q, m.start(), m.end()):

@@ -19,7 +19,7 @@ from core.types import SPEND_INTENTS, Intent, Mode, Plan
 from core.graph.selectivity import ClauseCounts
 from core.errors import ClauseGraphError
 from core.retrieval.search import DEFAULT_CANDIDATES, DEFAULT_PHRASE_BOOST, DEFAULT_WEIGHTS, fulltext_query, mention_query
-from core.retrieval.facets import facet_patterns
+from core.retrieval.facets import facet_patterns, facet_types
 from core.retrieval.quantities import quantity_patterns
 
 MAX_ROWS = 200
@@ -84,9 +84,17 @@ def base_params(plan: Plan) -> dict[str, Any]:
         # read only by the clause lists, presence and gaps of a type ("which suppliers promise 99.9%
         # uptime?", "which contracts provide for arbitration?"): patterns a clause of the type matches
         # (hybrid ranks every clause by the question's words and meaning: a facet is no filter there)
-        "details": quantity_patterns(p.quantities or []) + (facet_patterns(p.facets, p.types)
-                                                            if plan.mode != Mode.HYBRID else []),
+        **_details(p, plan.mode != Mode.HYBRID),
     }
+
+
+def _details(p, with_facets: bool) -> dict:
+    """`$details`, and beside each its `$detail_types`: the type a clause typed so has the detail
+    by (a facet that is also a type), None for a quantity."""
+    quantities = quantity_patterns(p.quantities or [])
+    facets = facet_patterns(p.facets, p.types) if with_facets else []
+    kinds = facet_types(p.facets, p.types) if with_facets else []
+    return {"details": quantities + facets, "detail_types": [None] * len(quantities) + kinds}
 
 
 def candidate_cap(k: int) -> int:

@@ -338,3 +338,26 @@ def test_a_termination_for_convenience_in_so_many_words_is_a_type_of_the_clause(
     assert tfc.method == METHOD_WORDING and text[tfc.start:tfc.end].startswith("6. Either of us")
     zh = get_clause_typer().type_one("合同解除", "甲方可以提前三十日书面通知乙方解除本协议。")
     assert "Termination for Convenience" in zh.types
+
+
+SERVICE_LEVELS = ("2.1 Response Times. Vendor shall acknowledge Priority 1 incidents within 15 minutes and resolve "
+                  "them within 4 hours, around the clock.\n2.2 Service Credits. If Vendor misses the Priority 1 "
+                  "resolution time more than twice in a month, Customer shall receive a credit of 5% of that month's "
+                  "support fees.")
+DEFINITIONS = ('1.1 "Downtime" means any period during which the Service is not reachable.\n'
+               '1.2 "Service Credit" means the amount credited under clause 8.')
+
+
+def test_an_english_sentence_that_names_a_weakly_learned_type_is_a_second_type(embedder):
+    from core.ingest.typing import get_clause_typer
+
+    got = get_clause_typer().type_one("SERVICE LEVELS", SERVICE_LEVELS)
+    assert got.type == "Availability" and "Service Credits" in got.types
+    credits = next(lab for lab in got.labels if lab.type == "Service Credits")
+    assert SERVICE_LEVELS[credits.start:credits.end].startswith("2.2 Service Credits")
+
+
+def test_a_definition_adds_no_type_of_what_it_defines(embedder):
+    from core.ingest.typing import get_clause_typer
+
+    assert get_clause_typer().type_one("Definitions", DEFINITIONS).types == ["Other"]

@@ -210,6 +210,12 @@ def test_anywhere_must_be_true_or_false(tmp_path):
     ("Which suppliers settle disputes by arbitration rather than in court?", ["Governing Law"], ["Arbitration"], True),
     ("Which suppliers do not have an arbitration clause?", ["Governing Law"], ["Arbitration"], True),
     ("Which agreements continue automatically?", ["Termination"], ["Renewal"], True),
+    ("Which suppliers can put their prices up?", ["Payment"], ["Price changes"], None),
+    # a data breach in Chinese holds Confidentiality's 泄露; the longer words name the detail
+    ("哪些供应商需要在发生数据泄露后限时通知我们？", ["Data Protection", "Security"], ["Breach notification"], True),
+    # a duty with its condition, not a gap; the place is where the data goes, not a supplier filter
+    ("Which vendors can't transfer personal data outside Europe without standard contractual clauses?",
+     ["Data Protection"], ["International transfers"], None),
 ])
 def test_details_read_in_their_own_words(question, types, facets, anywhere):
     plan = _plan(question)
@@ -238,3 +244,16 @@ def test_editing_a_facet_re_types_nothing(tmp_path):
     raw["types"][0]["keywords_en"].append("brand-new keyword")
     path.write_text(json.dumps(raw), encoding="utf-8")
     assert typing_text(path) != before
+
+
+def test_a_detail_not_needed_is_not_asked_for():
+    plan = _plan("Which vendors can we walk away from on notice without having to show a breach?")
+    assert not plan.params.facets
+
+
+def test_a_facet_named_like_a_type_is_also_met_by_that_type():
+    from core.retrieval.facets import facet_types
+
+    assert facet_types(["Change of control"], ["Termination"]) == ["Change of Control"]
+    assert facet_types(["Arbitration"], ["Governing Law"]) == [None]
+    assert facet_types(None, ["Termination"]) == []

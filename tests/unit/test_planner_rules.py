@@ -1229,3 +1229,26 @@ def test_what_an_insurance_covers_is_its_kind_not_a_second_type(question, types)
     from core.retrieval.type_links import link_clause_types
 
     assert link_clause_types(question, by_meaning=False)[0] == types
+
+
+@pytest.mark.parametrize("question, gap", [
+    # what the supplier may not do without a condition is a duty its contract states
+    ("Which suppliers cannot subcontract without our consent?", False),
+    ("Which vendors can't transfer personal data outside Europe without standard contractual clauses?", False),
+    # what we may not do is a right we lack
+    ("Which suppliers don't let us terminate without cause?", True),
+    ("Which suppliers can't we terminate for convenience?", True),
+])
+def test_a_negated_duty_with_its_condition_is_no_gap(question, gap):
+    plan = planner.plan_question(question, VOCAB)
+    assert bool(plan.params.gap) is gap, plan
+
+
+@pytest.mark.parametrize("question, countries", [
+    ("Which suppliers store our data outside the EU?", []),
+    ("Which clauses require patient data to stay in Germany?", []),
+    ("How many suppliers are located in Germany?", ["Germany"]),
+    ("Which suppliers based in France process data in Germany?", ["France"]),
+])
+def test_a_place_named_as_where_data_goes_filters_no_supplier(question, countries):
+    assert planner.plan_question(question, VOCAB).params.countries == countries

@@ -20,6 +20,12 @@ def _finds(question: str, clause: str) -> bool:
     ("哪家供应商承诺一级故障30分钟内响应？", "30分钟"),
     ("哪些供应商承诺了7×24小时支持？", "7×24小时"),
     ("Which suppliers offer 24/7 support?", "24/7"),
+    # a standard named by its number is as exact a detail as a figure
+    ("Which suppliers hold ISO 9001 certification?", "ISO 9001"),
+    ("哪些供应商通过了ISO 27001认证？", "ISO 27001"),
+    ("Is anyone certified to ISO/IEC 27001:2022?", "ISO/IEC 27001:2022"),
+    ("Which vendors have a SOC 2 report?", "SOC 2"),
+    ("Which vendors comply with PCI DSS?", "PCI DSS"),
 ])
 def test_a_stated_quantity_is_read(question, text):
     assert [x.text for x in question_quantities(question)] == [text]
@@ -56,6 +62,12 @@ def test_compared_dating_and_other_numbers_are_no_detail(question):
     ("30分钟内响应", "应在三十五分钟内响应", False),
     ("24/7 support", "support is available around the clock", True),
     ("24/7 support", "提供7×24小时技术支持", True),
+    ("ISO 27001 certified", "certified to ISO/IEC 27001:2013 by an accredited body", True),
+    ("ISO 27001 certified", "乙方已通过ISO27001认证", True),
+    ("ISO 27001 certified", "ISO 270011", False),
+    ("ISO 27001 certified", "certified to ISO 9001", False),
+    ("SOC 2 report", "a SOC-2 Type II report", True),
+    ("SOC 2 report", "a SOC 1 report", False),
 ])
 def test_the_pattern_finds_every_spelling_and_nothing_else(question, clause, found):
     assert _finds(question, clause) is found
@@ -85,3 +97,13 @@ def test_the_plan_keeps_the_quantities_for_the_type_however_it_was_linked(questi
     plan = plan_question(question, two_suppliers())
     assert plan.params.types == types and plan.params.quantities == quantities
 
+
+
+def test_a_standard_is_looked_for_in_any_clause_unless_the_type_is_named():
+    from core.retrieval.planner import plan_question
+    from tests.unit.vocabularies import two_suppliers
+
+    plan = plan_question("Which suppliers hold ISO 9001 certification?", two_suppliers())
+    assert plan.params.quantities == ["ISO 9001"] and plan.params.facets_anywhere
+    named = plan_question("Which security clauses mention ISO 27001?", two_suppliers())
+    assert named.params.quantities == ["ISO 27001"] and not named.params.facets_anywhere

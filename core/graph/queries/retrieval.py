@@ -278,9 +278,13 @@ LIMIT $limit"""
 MENTIONS = "WHERE all(word IN $mentions WHERE toLower(c.text) CONTAINS word)"
 # "which suppliers promise 99.9% uptime?", "which contracts provide for arbitration?": the clause
 # states every quantity and has every facet of its type asked (`$details`: one whole-text pattern
-# each, from core.retrieval.quantities and core.retrieval.facets)
+# each, from core.retrieval.quantities and core.retrieval.facets); a facet that is also a type
+# (`$detail_types[i]`, else null) is met as well by a clause typed so that is also of an asked type
+# (a termination clause typed Change of Control, not an assignment clause with a merger carve-out)
 def details_of(clause: str) -> str:
-    return f"all(pattern IN $details WHERE {clause}.text =~ pattern)"
+    return (f"all(i IN range(0, size($details) - 1) WHERE {clause}.text =~ $details[i]"
+            f" OR (EXISTS {{ ({clause})-[:OF_TYPE]->(:ClauseType {{name: $detail_types[i]}}) }}"
+            f" AND EXISTS {{ ({clause})-[:OF_TYPE]->(asked:ClauseType) WHERE asked.name IN $types }}))")
 
 
 DETAILS = details_of("c")
