@@ -36,7 +36,7 @@ import numpy as np
 
 from core.ingest.classifier import ABSTAINED, REVIEW_THRESHOLD, Classification, get_classifier
 from core.ingest.provisions import DEFINITION, METHOD_SENTENCE, ProvisionLabel, get_provision_classifier, split_sentences
-from core.taxonomy import OTHER
+from core.taxonomy import OTHER, load_taxonomy
 from core.zh_script import cjk_share
 
 # bumped when a typing rule changes what is stored, so re-ingest re-types what was stored before
@@ -51,6 +51,8 @@ SECTION_CONTEXT_ODDS = 2.0
 # product's own corpora: at 0.5 "Unavailability caused by scheduled maintenance ... is excluded"
 # (0.55) made an availability clause a maintenance clause.
 SENTENCE_BAR = 0.6
+# a sentence that is only a run-in sub-heading once its number is gone: "Response Times.", "Service Credits."
+_SUB_HEADING = re.compile(r"[A-Z][\w'’&/-]*(?:\s+[\w'’&/-]+){0,4}\.?\s*")
 # a sentence's own number ("1.1", "(a)") before a defined term
 _LEAD = re.compile(r"^\W*(?:\d+(?:\.\d+)*\.?|\(?[a-z]{1,4}\))\s*", re.I)
 CJK_LIMIT = 0.3           # share of CJK characters above which a clause is not given to the provision model
@@ -111,10 +113,13 @@ class ClauseTypes:
         return cls([TypeLabel(t, 1.0, METHOD_MANUAL) for t in names], [], runner_up)
 
 
-@functools.lru_cache(maxsize=128)
-def _type_name(name: str) -> re.Pattern:
-    """A type's name as words of a sentence, either number ("Service Credit", "service credits")."""
-    return re.compile(r"\b" + r"\s+".join(map(re.escape, name.split())) + r"s?\b", re.I)
+@functools.lru_cache(maxsize=256)
+def _type_words(name: str, heading: bool = False) -> re.Pattern:
+    """A type's name as words of a sentence, either number ("Service Credit", "service credits");
+    for a run-in sub-heading ("2.1 Response Times.") its English keywords too, as a heading's are."""
+    t = next((t for t in load_taxonomy() if t.name == name), None)
+    words = [name] + (list(t.keywords_en) if heading and t else [])
+    return re.compile("|".join(r"\b" + r"\s+".join(map(re.escape, w.split())) + r"s?\b" for w in words), re.I)
 
 
 def _best(labels: list[TypeLabel]) -> dict[str, TypeLabel]:
@@ -397,7 +402,7 @@ class ClauseTyper:
         be read against, and "payment" in a payment processor's services is no payment term.)"""
         bare = _LEAD.sub("", sentence.replace("*", ""))
         return (reading.confidence >= SENTENCE_BAR and not DEFINITION.match(bare)
-                and _type_name(reading.type).search(sentence) is not None)
+                and _type_words(reading.type, heading=_SUB_HEADING.fullmatch(bare) is not None).search(sentence) is not None)
 
     def _read_alone(self, sentences: Sequence[str], embedder=None) -> dict[str, Classification]:
         """The section classifier's verdict on each sentence read without its heading (vectors

@@ -353,6 +353,8 @@ def test_an_english_sentence_that_names_a_weakly_learned_type_is_a_second_type(e
 
     got = get_clause_typer().type_one("SERVICE LEVELS", SERVICE_LEVELS)
     assert got.type == "Availability" and "Service Credits" in got.types
+    # a run-in sub-heading names its type by a keyword too, as a section heading does
+    assert "Support" in got.types
     credits = next(lab for lab in got.labels if lab.type == "Service Credits")
     assert SERVICE_LEVELS[credits.start:credits.end].startswith("2.2 Service Credits")
 

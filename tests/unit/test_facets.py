@@ -211,6 +211,10 @@ def test_anywhere_must_be_true_or_false(tmp_path):
     ("Which suppliers do not have an arbitration clause?", ["Governing Law"], ["Arbitration"], True),
     ("Which agreements continue automatically?", ["Termination"], ["Renewal"], True),
     ("Which suppliers can put their prices up?", ["Payment"], ["Price changes"], None),
+    # kinds of insurance: asked of the insurance clauses when the question says "insurance"
+    ("Which suppliers have to carry employer's liability insurance?", ["Insurance"], ["Employer's liability insurance"], None),
+    ("Which suppliers carry public liability cover?", ["Insurance"], ["Public liability insurance"], True),
+    ("哪些供应商需要为货物投保？", ["Insurance"], ["Goods and property insurance"], None),
     # a data breach in Chinese holds Confidentiality's 泄露; the longer words name the detail
     ("哪些供应商需要在发生数据泄露后限时通知我们？", ["Data Protection", "Security"], ["Breach notification"], True),
     # a duty with its condition, not a gap; the place is where the data goes, not a supplier filter
