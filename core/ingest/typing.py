@@ -393,16 +393,18 @@ class ClauseTyper:
         return out
 
     def _says_so(self, sentence: str, reading: Classification) -> bool:
-        """An English sentence's reading adds its type only when confident and the sentence uses
-        the type's name ("2.2 Service Credits.", "entitled to Service Credits", "any breach of data
-        security") and defines no term: read alone, a sentence about the end of a duty ("survives
-        for five years after the end of the agreement"), a credit "applied to the next invoice" or
-        a definition ('"Downtime" means ...') sounds like a type it is not about. (Only in a section with a type of its own: read alone, the sentences
-        of a section typed Other, a services description or a definitions list, have no topic to
-        be read against, and "payment" in a payment processor's services is no payment term.)"""
+        """An English sentence's reading adds its type only when sure (SENTENCE_BAR), the sentence
+        uses the type's name ("entitled to Service Credits", "any breach of data security"; a
+        run-in sub-heading may use a keyword, "2.1 Response Times.") and it defines no term. Read
+        alone, a sentence about the end of a duty ("survives for five years after the end of the
+        agreement"), a credit "applied to the next invoice" or a definition ('"Downtime" means
+        ...') sounds like a type it is not about. The caller also skips sections typed Other: a
+        services description or a definitions list has no topic of its own to be read against, and
+        "payment" in a payment processor's services is no payment term."""
         bare = _LEAD.sub("", sentence.replace("*", ""))
+        heading = _SUB_HEADING.fullmatch(bare) is not None
         return (reading.confidence >= SENTENCE_BAR and not DEFINITION.match(bare)
-                and _type_words(reading.type, heading=_SUB_HEADING.fullmatch(bare) is not None).search(sentence) is not None)
+                and _type_words(reading.type, heading).search(sentence) is not None)
 
     def _read_alone(self, sentences: Sequence[str], embedder=None) -> dict[str, Classification]:
         """The section classifier's verdict on each sentence read without its heading (vectors

@@ -57,8 +57,10 @@ _DATING_AFTER = re.compile(r"^\s*(?:ago|old|older|earlier|later|since|前|以前
 # a standard named by its number ("ISO 27001", "ISO/IEC 27001:2022", "ISO 9001认证", "SOC 2", "PCI DSS"):
 # a detail as exact as a figure, whatever the clause is typed (core.retrieval.planner reads it anywhere)
 _NOT_AFTER_LETTER = r"(?<![A-Za-z0-9])"
-STANDARD = re.compile(_NOT_AFTER_LETTER + r"(?:(?P<body>ISO(?:/IEC)?|IEC|IATF|EN|BS|DIN)[\s-]?(?P<number>\d{3,5})(?:[-:]\d{1,4})*"
-                      r"|SOC[\s-]?(?P<soc>[123])|PCI[\s-]?DSS)(?![A-Za-z0-9])", re.I)
+# (ISO, SOC and PCI in any case, as people type them; the rarer bodies in capitals only, so that
+# "signé en 2023" names no standard)
+STANDARD = re.compile(_NOT_AFTER_LETTER + r"(?:(?P<body>(?i:ISO)(?:/IEC)?|IEC|IATF|EN|BS|DIN)[\s-]?(?P<number>\d{3,5})"
+                      r"(?:[-:]\d{1,4})*|(?i:SOC)[\s-]?(?P<soc>[123])|(?i:PCI[\s-]?DSS))(?![A-Za-z0-9])")
 
 
 def _standard_pattern(m: re.Match) -> str:
