@@ -851,9 +851,11 @@ _ZH_WITHOUT_REASON = re.compile(r"(?:无需|无须|不需要?|不必|不用|无|
                                 r"(?:理由|原因)")
 
 
-# ... and in English: "without giving a reason", "for no reason", "without stating any grounds"
-_EN_WITHOUT_REASON = re.compile(r"\b(?:without|with\s+no|for\s+no)\s+(?:(?:giving|stating|providing|needing|having\s+to\s+give)\s+)?"
-                                r"(?:a\s+|any\s+)?(?:reasons?|justification|grounds?)\b")
+# ... and in English: "without giving a reason", "for no reason", "without stating any grounds", "without
+# having to prove a breach"
+_EN_WITHOUT_REASON = re.compile(r"\b(?:without|with\s+no|for\s+no)\s+(?:(?:having|needing|being\s+required)\s+to\s+)?"
+                                r"(?:(?:giving|stating|providing|needing|showing|proving|citing|give|state|provide|show|prove|cite|"
+                                r"establish)\s+)?(?:a\s+|any\s+)?(?:reasons?|justification|grounds?|breach|fault|default)\b")
 
 
 def narrow_type(name: str, text: str) -> tuple[str, str | None]:

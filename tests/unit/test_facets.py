@@ -253,6 +253,9 @@ def test_editing_a_facet_re_types_nothing(tmp_path):
 def test_a_detail_not_needed_is_not_asked_for():
     plan = _plan("Which vendors can we walk away from on notice without having to show a breach?")
     assert not plan.params.facets
+    # ... and ending the agreement without having to prove a breach is ending it without cause
+    plan = _plan("Which suppliers can we terminate without having to prove a breach?")
+    assert (plan.params.types, plan.params.facets) == (["Termination for Convenience"], None)
 
 
 def test_a_facet_named_like_a_type_is_also_met_by_that_type():
