@@ -37,8 +37,9 @@ from core.types import RETRIEVAL_MODES, SEARCH_MODES, Intent, Mode, Plan, PlanPa
 
 # a negated verb, whatever the verb: "do not protect", "doesn't cap", "can we not terminate",
 # "does Kestrel's contract not mention"
+# (not across a preposition: "charge us for not buying enough" negates the buying, not the charging)
 _NEGATED_VERB = (r"(?:(?:do|does|did|can|could|may|will|would|should|must|have|has|had|is|are|was|were)"
-                 r"(?:\s+[\w'’]+){0,3}?\s+not|don't|doesn't|didn't|can't|cannot|won't|wouldn't|shouldn't|"
+                 r"(?:\s+(?!(?:for|of|about|by|after|from|on|upon|with|without|to|in)\b)[\w'’]+){0,3}?\s+not|don't|doesn't|didn't|can't|cannot|won't|wouldn't|shouldn't|"
                  r"mustn't|haven't|hasn't|hadn't|isn't|aren't|wasn't|weren't)\s+[a-z]+")
 NEGATED_VERB = re.compile(_NEGATED_VERB, re.I)
 # "which suppliers may not transfer our data abroad?": a prohibition the contract states, not a

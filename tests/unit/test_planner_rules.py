@@ -1238,6 +1238,9 @@ def test_what_an_insurance_covers_is_its_kind_not_a_second_type(question, types)
     # what we may not do is a right we lack
     ("Which suppliers don't let us terminate without cause?", True),
     ("Which suppliers can't we terminate for convenience?", True),
+    # a negated gerund after a preposition negates that act, not what the question asks
+    ("Who can charge us for not buying enough?", False),
+    ("Which suppliers can we not terminate for convenience?", True),
 ])
 def test_a_negated_duty_with_its_condition_is_no_gap(question, gap):
     plan = planner.plan_question(question, VOCAB)
