@@ -70,8 +70,15 @@ def load_corpus(db, path, embedder=None):
     return report
 
 
-@pytest.fixture(scope="module")
-def demo_graph(db, embedder):
-    report = load_corpus(db, ROOT / "data" / "demo", embedder)
-    assert report.ok, report.errors
-    return db
+def corpus_graph(path):
+    """A module fixture with exactly this corpus loaded (every row valid): `msa = corpus_graph(MSA)`."""
+    @pytest.fixture(scope="module")
+    def graph(db, embedder):
+        report = load_corpus(db, path, embedder)
+        assert report.ok, report.errors
+        return db
+
+    return graph
+
+
+demo_graph = corpus_graph(ROOT / "data" / "demo")

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import corpus_graph
 from core.service import ask
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -14,13 +15,7 @@ FRAMEWORK = ROOT / "tests" / "fixtures" / "framework_corpus"
 TSUBAKI, SAHYADRI = "Tsubaki Components Co. Ltd.", "Sahyadri Digital Services Pvt. Ltd."
 
 
-@pytest.fixture(scope="module")
-def framework(db, embedder):
-    from conftest import load_corpus
-
-    report = load_corpus(db, FRAMEWORK, embedder)
-    assert report.ok, report.errors
-    return db
+framework = corpus_graph(FRAMEWORK)
 
 
 def _companies(result) -> set[str]:

@@ -7,19 +7,14 @@ from pathlib import Path
 
 import pytest
 
+from conftest import corpus_graph
 from core.service import ask
 
 ROOT = Path(__file__).resolve().parent.parent
 MSA = ROOT / "tests" / "fixtures" / "msa_corpus"
 
 
-@pytest.fixture(scope="module")
-def msa(db, embedder):
-    from conftest import load_corpus
-
-    report = load_corpus(db, MSA, embedder)
-    assert report.ok, report.errors
-    return db
+msa = corpus_graph(MSA)
 
 
 def _companies(result) -> set[str]:

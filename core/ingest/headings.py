@@ -89,7 +89,7 @@ def _clean_title(s: str) -> str:
     return s.strip(" -–—").strip()
 
 
-def _short_title(text: str) -> bool:
+def short_title(text: str) -> bool:
     """A whole Title Case heading of at most eight words ("Governing Law", "A. Services"'s title)."""
     text = text.strip()
     return _is_title_line(text) and _title_case(text) and len(text.split()) <= 8
@@ -236,7 +236,7 @@ def plain_heading(line: str, idx: int = 0) -> Head | None:
         letters = re.sub(r"[^A-Za-z]", "", rest)
         if len(letters) < 3 or len(rest) > 80 or rest[-1] in ",;":
             return None
-        if not letters.isupper() and not _short_title(rest):
+        if not letters.isupper() and not short_title(rest):
             return None   # "A. Services" (Title Case) may head a section; "A. The Company is ..." does not
         options = []
         if len(marker) == 1:
@@ -308,7 +308,7 @@ def caps_heading(line: str, idx: int) -> Head | None:
     """An unnumbered ALL-CAPS line ("PRODUCTS, QUANTITY, PRICE") or a line that is all bold Title
     Case ("**Governing Law**", Word exported to Markdown), for unnumbered contracts."""
     bold = _BOLD_LINE.match(line.strip())
-    if bold and _short_title(bold.group(2)):
+    if bold and short_title(bold.group(2)):
         return Head(idx, "caps", RANK["article"], None, _clean_title(bold.group(2)), "", line.strip())
     bracket = _ZH_BRACKET_LINE.match(line.strip())
     if bracket:   # "【服务内容】": Chinese online agreements set their headings in lenticular brackets

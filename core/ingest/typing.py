@@ -30,11 +30,12 @@ import os
 import re
 import threading
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
-from core.ingest.classifier import ABSTAINED, REVIEW_THRESHOLD, Classification, get_classifier
+from core.ingest.classifier import ABSTAINED, REVIEW_THRESHOLD, Classification, clean_title, get_classifier
+from core.ingest.headings import short_title
 from core.ingest.provisions import DEFINITION, METHOD_SENTENCE, ProvisionLabel, get_provision_classifier, split_sentences
 from core.taxonomy import OTHER, load_taxonomy
 from core.zh_script import cjk_share
@@ -46,15 +47,11 @@ METHOD_NONE = "none"      # the Other edge of a clause in which nothing was foun
 # How much likelier than its section's own type a sentence (read alone) must be of a weakly
 # learned type for that type to be a second type of the clause (ClauseTyper._beside_the_section).
 SECTION_CONTEXT_ODDS = 2.0
-# How sure the section classifier must be of one English sentence read alone (ClauseTyper._says_so):
+# How sure the section classifier must be of one English sentence read alone (ClauseTyper._sentences_read_alone):
 # above its bar for a whole section (REVIEW_THRESHOLD), as one sentence says less. Chosen on the
 # product's own corpora: at 0.5 "Unavailability caused by scheduled maintenance ... is excluded"
 # (0.55) made an availability clause a maintenance clause.
 SENTENCE_BAR = 0.6
-# a sentence that is only a run-in sub-heading once its number is gone: "Response Times.", "Service Credits."
-_SUB_HEADING = re.compile(r"[A-Z][\w'’&/-]*(?:\s+[\w'’&/-]+){0,4}\.?\s*")
-# a sentence's own number ("1.1", "(a)") before a defined term
-_LEAD = re.compile(r"^\W*(?:\d+(?:\.\d+)*\.?|\(?[a-z]{1,4}\))\s*", re.I)
 CJK_LIMIT = 0.3           # share of CJK characters above which a clause is not given to the provision model
 
 
@@ -322,6 +319,7 @@ class ClauseTyper:
         # review bar, below it they are evidence for review.
         cv = (getattr(self.provisions.model, "meta", {}) or {}).get("cv") or {}
         self.supervised = set(((cv.get("presence") or {}).get("default") or {}).keys())
+        self.weakly_learned = [t.name for t in load_taxonomy() if not t.is_catch_all and t.name not in self.supervised]
 
     def type_many(self, items: Sequence[tuple[str, str]], embeddings: np.ndarray | None = None,
                   embedder=None) -> list[ClauseTypes]:
@@ -352,28 +350,35 @@ class ClauseTyper:
             # the provision model's weak types were learned from headings, so a service credit worded
             # as money ("a credit of 10% of the monthly fee") scores as Payment there; the section
             # classifier reading the sentence alone knows it, and so does a run-in sub-heading
-            # ("2.2 Service Credits."). Lawyer-trained types keep the provision model's reading.
-            provisions = self._sentences_read_alone(items, english, sections, provisions, embedder,
-                                                    skip=self.supervised, review=False)
+            # ("2.2 Service Credits."). Lawyer-trained types keep the provision model's reading. A
+            # section typed Other (a services description, a definitions list) has no topic of its own
+            # to read a sentence against: "payment" in a payment processor's services is no payment term.
+            provisions = self._sentences_read_alone(items, [i for i in english if sections[i].type != OTHER],
+                                                    sections, provisions, embedder, names=self._weak_types_named)
         provisions = [_convenience_in_so_many_words(text, labels) for (_t, text), labels in zip(items, provisions)]
         return [combine(s, p) for s, p in zip(sections, provisions)]
 
     def _sentences_read_alone(self, items: Sequence[tuple[str, str]], which: Sequence[int],
                               sections: Sequence[Classification], provisions: list[list[ProvisionLabel]],
-                              embedder=None, skip: frozenset[str] | set[str] = frozenset(),
-                              review: bool = True) -> list[list[ProvisionLabel]]:
-        """Provisions the section classifier finds reading each sentence of a clause alone (types
-        in `skip` excepted). For clauses mainly in Chinese these are all their provisions (the
-        provision model cannot read them); English clauses get the weakly learned types this way.
+                              embedder=None,
+                              names: Callable[[str], set[str]] | None = None) -> list[list[ProvisionLabel]]:
+        """Provisions the section classifier finds reading each sentence of a clause alone. For
+        clauses mainly in Chinese these are all their provisions (the provision model cannot read
+        them). English clauses get the weakly learned types this way (`names`: the types a sentence
+        names, ClauseTyper._weak_types_named); only sentences that name one are read, and the
+        reading counts when it is one of them at SENTENCE_BAR.
         A type that leads that reading clearly ahead of the section's own type
         (SECTION_CONTEXT_ODDS, as for weakly learned types) is a type of the clause when the
         reading reaches REVIEW_THRESHOLD (the bar its verdict on a whole section must reach to
         meet a requirement), review evidence from its assignment floor up. So a "其他" section
         holds governing law and assignment at once, as its English twin does. A type that leads
         the reading ahead of the section's own type, but not clearly, is review evidence (a
-        notice-period termination, 提前三十日书面通知对方解除, in a termination section); with
-        `review` False such leanings are dropped (English clauses have the provision model's)."""
+        notice-period termination, 提前三十日书面通知对方解除, in a termination section); English
+        clauses have the provision model's leanings, so there such a reading is dropped."""
         asks = [(ci, a, b) for ci in which for a, b in split_sentences(items[ci][1])]
+        named = {ask: names(items[ask[0]][1][ask[1]:ask[2]]) for ask in asks} if names else {}
+        if names:
+            asks = [ask for ask in asks if named[ask]]
         if not asks:
             return provisions
         reading = self._read_alone([items[ci][1][a:b] for ci, a, b in asks], embedder)
@@ -381,30 +386,29 @@ class ClauseTyper:
         for ci, a, b in asks:
             sentence, own = items[ci][1][a:b], sections[ci].type
             r = reading[sentence]
-            if r.type in (OTHER, own) or r.type in skip or r.method == ABSTAINED:
+            if r.type in (OTHER, own) or r.method == ABSTAINED:
+                continue
+            if names and (r.type not in named[(ci, a, b)] or r.confidence < SENTENCE_BAR):
                 continue
             clear = _overrules_the_section(r, r.type, own)
-            if not clear and not (review and _leads_the_section(r, r.type, own)):
-                continue
-            if not review and (own == OTHER or not self._says_so(sentence, r)):
+            if not clear and not (not names and _leads_the_section(r, r.type, own)):
                 continue
             out[ci].append(ProvisionLabel(r.type, float(r.confidence), a, b, sentence, METHOD_SENTENCE,
                                           confident=clear and r.confidence >= REVIEW_THRESHOLD))
         return out
 
-    def _says_so(self, sentence: str, reading: Classification) -> bool:
-        """An English sentence's reading adds its type only when sure (SENTENCE_BAR), the sentence
-        uses the type's name ("entitled to Service Credits", "any breach of data security"; a
-        run-in sub-heading may use a keyword, "2.1 Response Times.") and it defines no term. Read
-        alone, a sentence about the end of a duty ("survives for five years after the end of the
+    def _weak_types_named(self, sentence: str) -> set[str]:
+        """The types without lawyer labels an English sentence names: by name ("entitled to Service
+        Credits", "any breach of data security"), or by a keyword when the sentence is only a
+        run-in sub-heading ("2.1 Response Times."); none when it defines a term. Read alone, a
+        sentence about the end of a duty ("survives for five years after the end of the
         agreement"), a credit "applied to the next invoice" or a definition ('"Downtime" means
-        ...') sounds like a type it is not about. The caller also skips sections typed Other: a
-        services description or a definitions list has no topic of its own to be read against, and
-        "payment" in a payment processor's services is no payment term."""
-        bare = _LEAD.sub("", sentence.replace("*", ""))
-        heading = _SUB_HEADING.fullmatch(bare) is not None
-        return (reading.confidence >= SENTENCE_BAR and not DEFINITION.match(bare)
-                and _type_words(reading.type, heading).search(sentence) is not None)
+        ...') sounds like a type it is not about."""
+        bare = clean_title(sentence.replace("*", ""))
+        if DEFINITION.match(bare):
+            return set()
+        heading = short_title(bare)
+        return {t for t in self.weakly_learned if _type_words(t, heading).search(sentence)}
 
     def _read_alone(self, sentences: Sequence[str], embedder=None) -> dict[str, Classification]:
         """The section classifier's verdict on each sentence read without its heading (vectors

@@ -123,13 +123,20 @@ def type_by_facet(q: str, taxonomy: list[ClauseTypeDef] | None = None) -> tuple[
     return facet_owners(name, taxonomy), f"detail '{m.group(0).strip()}' of the type"
 
 
-def facet_patterns(names: list[str] | None, types: list[str] | None,
-                   taxonomy: list[ClauseTypeDef] | None = None) -> list[str]:
-    """The clause patterns of a plan's facets (its `facets`, by name), as its asked types share them."""
+def _plan_facets(names: list[str] | None, types: list[str] | None,
+                 taxonomy: list[ClauseTypeDef] | None) -> list[Facet]:
+    """A plan's facets (its `facets`, by name) as its asked types share them, in the plan's order:
+    `facet_patterns` and `facet_types` read the same list, so their entries stay side by side."""
     if not names or not types:
         return []
     shared = {f.name: f for _t, f in _facets_of(list(types), taxonomy)}
-    return [clause_pattern(shared[n]) for n in names if n in shared]
+    return [shared[n] for n in names if n in shared]
+
+
+def facet_patterns(names: list[str] | None, types: list[str] | None,
+                   taxonomy: list[ClauseTypeDef] | None = None) -> list[str]:
+    """The clause patterns of a plan's facets."""
+    return [clause_pattern(f) for f in _plan_facets(names, types, taxonomy)]
 
 
 def facet_types(names: list[str] | None, types: list[str] | None,
@@ -138,11 +145,8 @@ def facet_types(names: list[str] | None, types: list[str] | None,
     name ("Change of control" in termination clauses is the type Change of Control), else None: a
     clause typed so has the detail in words the patterns do not list ("if control of the other
     party passes to a third party"), as the provision model read them."""
-    if not names or not types:
-        return []
-    shared = {f.name for _t, f in _facets_of(list(types), taxonomy)}
     by_name = {t.name.casefold(): t.name for t in _taxonomy(taxonomy)}
-    return [by_name.get(n.casefold()) for n in names if n in shared]
+    return [by_name.get(f.name.casefold()) for f in _plan_facets(names, types, taxonomy)]
 
 
 def facet_names(names: list[str] | None, types: list[str] | None, language: str = "en") -> list[str]:

@@ -396,13 +396,14 @@ def _drop_data_places(q: str, countries: dict[str, str]) -> dict[str, str]:
     """A place named as where data goes or stays is no filter on the suppliers: "which vendors
     can't transfer personal data outside Europe without standard contractual clauses?" asks about
     every supplier (the place is a detail of the clause, as its text says it)."""
-    ql = q.lower()
-    kept = {}
-    for country, phrase in countries.items():
-        i = ql.find(phrase.lower())
-        if i < 0 or not DATA_PLACE_BEFORE.search(q[max(0, i - 80):i]):
-            kept[country] = phrase
-    return kept
+    return {country: phrase for country, phrase in countries.items()
+            if not _said_after(q, phrase, DATA_PLACE_BEFORE, reach=80)}
+
+
+def _said_after(q: str, phrase: str, before: re.Pattern, reach: int = 60) -> bool:
+    """Whether the words just before where the question says `phrase` match `before`."""
+    i = q.lower().find(phrase.lower())
+    return i >= 0 and before.search(q[max(0, i - reach):i]) is not None
 
 
 def _apply_exclusions(q: str, countries: dict[str, str], values: list[str],
@@ -413,7 +414,7 @@ def _apply_exclusions(q: str, countries: dict[str, str], values: list[str],
     left_out = set()
     for country, phrase in countries.items():
         i = ql.find(phrase.lower())
-        if i >= 0 and (before.search(ql[max(0, i - 60):i]) or EXCLUDING_AFTER.search(q[i + len(phrase):])):
+        if _said_after(ql, phrase, before) or (i >= 0 and EXCLUDING_AFTER.search(q[i + len(phrase):])):
             left_out.add(country)
     if not left_out:
         return countries
@@ -743,11 +744,12 @@ def _unlink_inside_a_detail(f: QuestionFacts, text: str) -> None:
     between details)."""
     if len(f.types) != 1 or f.forced_mode == Mode.HYBRID:
         return
-    word = _type_span(f.q, (f.linked.get("clause_types") or {}).get(f.types[0], ""))
-    owners, why = type_by_facet(text)
+    word = _type_span(f.q, _how(f, f.types[0]))
+    if not word:
+        return
+    owners, why = type_by_facet(text)   # only for a question with one type named by its words
     detail = _type_span(f.q, why) if owners and f.types[0] not in owners else None
-    if (word and detail and detail[0] <= word[0] and word[1] <= detail[1]
-            and detail[1] - detail[0] > word[1] - word[0]):
+    if detail and detail[0] <= word[0] and word[1] <= detail[1] and detail[1] - detail[0] > word[1] - word[0]:
         f.types = []
         f.linked.pop("clause_types", None)
 
