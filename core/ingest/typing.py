@@ -41,7 +41,7 @@ from core.taxonomy import OTHER, load_taxonomy
 from core.zh_script import cjk_share
 
 # bumped when a typing rule changes what is stored, so re-ingest re-types what was stored before
-TYPING_RULES = 3
+TYPING_RULES = 4
 METHOD_MANUAL = "manual"
 METHOD_NONE = "none"      # the Other edge of a clause in which nothing was found
 # How much likelier than its section's own type a sentence (read alone) must be of a weakly
@@ -232,14 +232,18 @@ NON_RENEWAL = re.compile(r"\bnon-?renewal\b|\bnot\s+to\s+renew\b|"
                          r"\bunless\b[^.;]{0,120}\brenew\w*|不再续|自动续|自动延续|自动顺延", re.I)
 
 
-def _renewal_is_not_convenience(labels: list[ProvisionLabel]) -> list[ProvisionLabel]:
+def _not_convenience(labels: list[ProvisionLabel]) -> list[ProvisionLabel]:
     """A Termination for Convenience found in a sentence about a renewal term ("continues for
-    successive periods of two years unless terminated with twelve months' notice") is review
-    evidence, not that type (the provision model, trained on few such sentences, scores them high),
-    and the sentence is a Termination provision all the same: a notice that ends the agreement."""
+    successive periods of two years unless terminated with twelve months' notice") or in one that
+    names the cause that allows the ending ("may then terminate on 60 days' notice" after a change of
+    control, a breach, an insolvency) is review evidence, not that type: the provision model, trained
+    on few such sentences, scores them high. The sentence is a Termination provision all the same: a
+    notice that ends the agreement. (Of the 53 CUAD dev excerpts lawyers marked Termination for
+    Convenience, 2 name such a cause without a no-cause phrase.)"""
     out, ended = [], []
     for lab in labels:
-        if lab.type == TERMINATION_FOR_CONVENIENCE and lab.confident and NON_RENEWAL.search(lab.sentence):
+        if lab.type == TERMINATION_FOR_CONVENIENCE and lab.confident and (
+                NON_RENEWAL.search(lab.sentence) or names_a_cause(lab.sentence)):
             out.append(dataclasses.replace(lab, confident=False))
             ended.append(dataclasses.replace(lab, type=TERMINATION))
         else:
@@ -282,6 +286,21 @@ _A_CAUSE = re.compile(r"\b(?:breach\w*|default\w*|insolven\w*|bankrupt\w*|fail\w
                       r"违约|违反|破产|清算|不可抗力|届满", re.I)
 METHOD_WORDING = "wording"
 WORDING_CONFIDENCE = 0.9
+
+
+_EXPIRY = re.compile(r"\bexpir\w*|届满", re.I)
+_ANOTHER_RIGHT = re.compile(r",?\s+or\s+|;\s*", re.I)
+
+
+def names_a_cause(sentence: str) -> bool:
+    """Whether the sentence names what allows an ending (a breach, an insolvency, a change of control)
+    and no phrase that says no cause is needed ("for convenience", "for any reason"). Not a cause: the
+    end of a period ("with three months' notice after the minimum term has expired"), nor one of two
+    rights when the other ends without cause ("on six months' notice, or immediately if the other party
+    commits a material breach")."""
+    if _NO_CAUSE_NAMED.search(sentence) or _NO_CAUSE.search(sentence) or not _A_CAUSE.search(_EXPIRY.sub(" ", sentence)):
+        return False
+    return not any(ends_without_cause(_EXPIRY.sub(" ", part)) for part in _ANOTHER_RIGHT.split(sentence))
 
 
 def ends_without_cause(sentence: str) -> bool:
@@ -340,7 +359,7 @@ class ClauseTyper:
         for i, labels in zip(english, found):
             provisions[i] = [self._weakly_learned(lab) for lab in labels]
         provisions = self._beside_the_section(sections, provisions, embedder)
-        provisions = [_renewal_is_not_convenience(labels) for labels in provisions]
+        provisions = [_not_convenience(labels) for labels in provisions]
         for i in english:
             if sections[i].type in self.supervised:
                 sections[i] = _uncorroborated_to_review(sections[i], provisions[i])

@@ -858,6 +858,12 @@ _EN_WITHOUT_REASON = re.compile(r"\b(?:without|with\s+no|for\s+no)\s+(?:(?:havin
                                 r"establish)\s+)?(?:a\s+|any\s+)?(?:reasons?|justification|grounds?|breach|fault|default)\b")
 
 
+def without_reason_spans(text: str) -> list[tuple[int, int]]:
+    """Where the text says "without (giving) a reason" (无理由, 无需说明理由, "for no reason"): a
+    condition of what may be done, never a clause the supplier lacks."""
+    return [m.span() for said in (_ZH_WITHOUT_REASON, _EN_WITHOUT_REASON) for m in said.finditer(text)]
+
+
 def narrow_type(name: str, text: str) -> tuple[str, str | None]:
     """The narrower type the text's wording points to, with the phrase that did; else (name, None).
     "Without a reason" said otherwise is also read as the taxonomy's "without cause" / 无理由, and

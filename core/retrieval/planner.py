@@ -540,6 +540,8 @@ def _negated(q: str, type_links: dict[str, str], about_companies: bool) -> bool:
     masked = text
     for phrase in (p for p in phrases if NEGATION.search(p)):   # "without cause", not "terminate"
         masked = re.sub(re.escape(phrase), lambda m: " " * len(m.group(0)), masked, flags=re.I)
+    for a, b in cond.without_reason_spans(masked.lower()):   # 可以无理由随时解除: the keyword 随时解除 named the type
+        masked = masked[:a] + " " * (b - a) + masked[b:]
     # "vendors that can't transfer personal data outside Europe without standard contractual
     # clauses", "cannot subcontract without our consent": a duty with its condition, as the clause
     # states it, not a clause the supplier lacks; what we may not do is ("don't let us terminate

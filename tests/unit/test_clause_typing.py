@@ -283,7 +283,7 @@ def test_the_section_verdict_is_marked_as_such_on_its_edge():
 
 def test_a_termination_for_convenience_read_in_a_non_renewal_sentence_is_review_evidence():
     from core.ingest.provisions import ProvisionLabel
-    from core.ingest.typing import _renewal_is_not_convenience
+    from core.ingest.typing import _not_convenience
 
     def label(sentence):
         return ProvisionLabel("Termination for Convenience", 0.3, 0, len(sentence), sentence, "sentence")
@@ -293,13 +293,38 @@ def test_a_termination_for_convenience_read_in_a_non_renewal_sentence_is_review_
     zh = label("合同期满后自动续期一年，除非一方提前三十日书面通知不再续约。")
     at_will = label("Either party may terminate this Agreement during the initial term or any renewal term on "
                     "30 days' notice.")
-    out = _renewal_is_not_convenience([renewal, zh, at_will])
+    out = _not_convenience([renewal, zh, at_will])
     assert [(lab.type, lab.confident) for lab in out] == [
         ("Termination for Convenience", False), ("Termination for Convenience", False),
         ("Termination for Convenience", True), ("Termination", True)]   # a non-renewal ends the agreement
     assert out[-1].sentence == renewal.sentence and (out[-1].start, out[-1].end) == (renewal.start, renewal.end)
     weak = ProvisionLabel("Termination", 0.1, 0, 5, "Term.", "sentence", confident=False)
-    assert _renewal_is_not_convenience([renewal, weak])[-1] == dataclasses.replace(renewal, type="Termination")
+    assert _not_convenience([renewal, weak])[-1] == dataclasses.replace(renewal, type="Termination")
+
+
+def test_a_termination_for_convenience_read_in_a_sentence_that_names_the_cause_is_review_evidence():
+    from core.ingest.provisions import ProvisionLabel
+    from core.ingest.typing import _not_convenience, names_a_cause
+
+    def label(sentence):
+        return ProvisionLabel("Termination for Convenience", 0.4, 0, len(sentence), sentence, "sentence")
+
+    after_control = label("Vendor shall notify the Client within 10 days of any change of control of Vendor, and "
+                          "the Client may then terminate this Agreement on 60 days' notice.")
+    on_breach = label("Either party may terminate on 30 days' notice if the other commits a material breach.")
+    both = label("Either party may terminate this Agreement for convenience on 90 days' notice or immediately "
+                 "upon a material breach by the other.")
+    any_reason = label("Either party may terminate for any reason, including a change of control, on 60 days' "
+                       "notice.")
+    out = _not_convenience([after_control, on_breach, both, any_reason])
+    assert [(lab.type, lab.confident) for lab in out] == [
+        ("Termination for Convenience", False), ("Termination for Convenience", False),
+        ("Termination for Convenience", True), ("Termination for Convenience", True), ("Termination", True)]
+    assert not names_a_cause("Customer may terminate this Agreement on 90 days' written notice.")
+    assert not names_a_cause("Either party may terminate this agreement with three months' notice after the minimum "
+                             "term of all sites has expired.")
+    assert not names_a_cause("Either party may terminate this Schedule on six months' written notice, or immediately "
+                             "if the other party commits a material breach that is not remedied within 30 days.")
 
 
 @pytest.mark.parametrize("sentence, ends", [

@@ -1186,6 +1186,9 @@ def test_the_words_that_narrowed_a_type_negate_nothing():
     p = plan_question("哪些合同可以无理由解除？", VOCAB)
     assert (p.intent, p.params.types) == (Intent.PRESENCE, ["Termination for Convenience"]), p.why
     assert plan_question("哪些供应商没有约定无理由解除？", VOCAB).intent == Intent.GAP
+    # ... also when a keyword (随时解除) named the type by itself
+    p = plan_question("哪些供应商的合同可以无理由随时解除？", VOCAB)
+    assert (p.intent, p.params.types) == (Intent.PRESENCE, ["Termination for Convenience"]), p.why
     p = plan_question("Which suppliers can we terminate without giving a reason?", VOCAB)
     assert (p.intent, p.params.types) == (Intent.PRESENCE, ["Termination for Convenience"]), p.why
 
