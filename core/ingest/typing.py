@@ -236,7 +236,7 @@ def _not_convenience(labels: list[ProvisionLabel]) -> list[ProvisionLabel]:
     """A Termination for Convenience found in a sentence about a renewal term ("continues for
     successive periods of two years unless terminated with twelve months' notice") or in one that
     names the cause that allows the ending ("may then terminate on 60 days' notice" after a change of
-    control, a breach, an insolvency) is review evidence, not that type: the provision model, trained
+    control, a breach, an insolvency, a price increase) is review evidence, not that type: the provision model, trained
     on few such sentences, scores them high. The sentence is a Termination provision all the same: a
     notice that ends the agreement. (Of the 53 CUAD dev excerpts lawyers marked Termination for
     Convenience, 2 name such a cause without a no-cause phrase.)"""
@@ -260,7 +260,7 @@ def _not_convenience(labels: list[ProvisionLabel]) -> list[ProvisionLabel]:
 # 有权) to terminate, cancel or end, and either a no-cause phrase ("for convenience", "without cause",
 # "for any reason", "at will", 无理由), "at any time" with a notice, or a notice period with no condition
 # ("on ninety days' written notice"; not "if the other party ...") and no cause named (breach,
-# insolvency, a change of control, force majeure, expiry); never a non-renewal (NON_RENEWAL).
+# insolvency, a change of control, force majeure, expiry, a price increase); never a non-renewal (NON_RENEWAL).
 # On CUAD's dev split such a sentence is in 28 contracts, 26 of them labelled Termination for Convenience.
 _END_VERB = r"(?:terminat\w*|cancel\w*|end\b|bring\s+(?:\w+\s+){0,3}to\s+(?:an\s+end|a\s+close)|withdraw\w*\s+from)"
 _A_RIGHT_TO_END = re.compile(
@@ -282,8 +282,8 @@ _NOTICE_PERIOD = re.compile(
 _CONDITION = re.compile(r"\b(?:if|in\s+the\s+event|upon\s+the\s+occurrence|should|where|in\s+case|unless|provided\s+that|"
                         r"following|after)\b|如果|若|如|在.{0,10}情况下", re.I)
 _A_CAUSE = re.compile(r"\b(?:breach\w*|default\w*|insolven\w*|bankrupt\w*|fail\w*\s+to|violat\w*|cause\b|"
-                      r"change\s+of\s+control|acquir\w*|liquidat\w*|receiver|force\s+majeure|expir\w*)|"
-                      r"违约|违反|破产|清算|不可抗力|届满", re.I)
+                      r"change\s+of\s+control|acquir\w*|liquidat\w*|receiver|force\s+majeure|expir\w*|increase[sd]?)|"
+                      r"违约|违反|破产|清算|不可抗力|届满|涨价|提价|上调", re.I)
 METHOD_WORDING = "wording"
 WORDING_CONFIDENCE = 0.9
 
@@ -324,6 +324,42 @@ def _convenience_in_so_many_words(text: str, labels: list[ProvisionLabel]) -> li
         if ends_without_cause(text[a:b]):
             found = ProvisionLabel(TERMINATION_FOR_CONVENIENCE, WORDING_CONFIDENCE, a, b, text[a:b], METHOD_WORDING)
             return [lab for lab in labels if lab.type != TERMINATION_FOR_CONVENIENCE] + [found]
+    return labels
+
+
+# A service credit, said in so many words: a credit, rebate or deduction of a share of the fees when a
+# service level is missed ("If availability falls below that level, Customer will receive a credit of 10% of
+# the monthly fee"; "the Carrier shall rebate 3% of that month's freight charges" for each month it delivers
+# less than 97% on time). The provision model learned this weak type from headings, and the section
+# classifier reading such a sentence alone leans to Payment or Availability (its money and its level);
+# the three parts together are what a reviewer recognises.
+SERVICE_CREDITS = "Service Credits"
+_A_REMEDY = re.compile(r"\b(?:credit(?:s|ed)?|rebat\w*|deduct\w*|reduc\w*|refund\w*)\b|抵扣|抵减|减免|扣减|返还", re.I)
+_A_SHARE_OF_FEES = re.compile(
+    r"(?:\d+(?:\.\d+)?\s*(?:%|％|per\s*cent\b|percent\b))[^.;。；]{0,80}?\b(?:fees?|charges?|prices?|invoice\w*)\b|"
+    r"(?:\d+(?:\.\d+)?\s*(?:%|％))[^。；]{0,30}?(?:费用|服务费|月费|价款)|(?:费用|服务费|月费|价款)[^。；]{0,20}?\d+(?:\.\d+)?\s*(?:%|％)", re.I)
+_A_LEVEL_MISSED = re.compile(
+    r"\b(?:falls?\s+(?:short|below)|fails?\s+to\s+(?:meet|achieve|reach)|miss(?:es|ed)?|not\s+(?:met|achieved)|"
+    r"shortfall)\b|\b(?:below|less\s+than|under)\s+(?:\d+(?:\.\d+)?\s*(?:%|per\s*cent|percent)|"
+    r"(?:the|that|its|any|a)\s+(?:\w+\s+)?(?:level|target|threshold|commitment|standard))|低于|未达到|未能达到|未达", re.I)
+
+
+def credits_a_missed_level(sentence: str) -> bool:
+    """Whether the sentence grants a credit of a share of the fees for a missed service level."""
+    if DEFINITION.match(clean_title(sentence)):
+        return False
+    return bool(_A_REMEDY.search(sentence) and _A_SHARE_OF_FEES.search(sentence) and _A_LEVEL_MISSED.search(sentence))
+
+
+def _credits_in_so_many_words(text: str, labels: list[ProvisionLabel]) -> list[ProvisionLabel]:
+    """The clause's labels with a Service Credits for the first sentence that grants one in so many words
+    (`credits_a_missed_level`), unless a confident one is there."""
+    if any(lab.type == SERVICE_CREDITS and lab.confident for lab in labels) or not _A_REMEDY.search(text):
+        return labels
+    for a, b in split_sentences(text):
+        if credits_a_missed_level(text[a:b]):
+            found = ProvisionLabel(SERVICE_CREDITS, WORDING_CONFIDENCE, a, b, text[a:b], METHOD_WORDING)
+            return [lab for lab in labels if lab.type != SERVICE_CREDITS] + [found]
     return labels
 
 
@@ -375,6 +411,8 @@ class ClauseTyper:
             provisions = self._sentences_read_alone(items, [i for i in english if sections[i].type != OTHER],
                                                     sections, provisions, embedder, names=self._weak_types_named)
         provisions = [_convenience_in_so_many_words(text, labels) for (_t, text), labels in zip(items, provisions)]
+        provisions = [labels if sec.type == SERVICE_CREDITS else _credits_in_so_many_words(text, labels)
+                      for (_t, text), sec, labels in zip(items, sections, provisions)]
         return [combine(s, p) for s, p in zip(sections, provisions)]
 
     def _sentences_read_alone(self, items: Sequence[tuple[str, str]], which: Sequence[int],

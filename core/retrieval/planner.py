@@ -29,7 +29,7 @@ from core.retrieval.linking import (CJK, STOPWORDS, alias_map, fuzzy_values, lex
                                     link_agreement_by_what_it_supplies,
                                     link_company_spans, link_sla_ids, mask_spans, match_values, normalize,
                                     region_countries)
-from core.retrieval.quantities import question_quantities
+from core.retrieval.quantities import question_quantities, without_comparisons
 from core.retrieval.spend_terms import (SPEND_DOWN, SPEND_UP, SUM_WORDS, SpendFacts, parse_spend, parse_year, parse_years,
                                          read_spend_question)
 from core.retrieval.type_links import TOPIC, link_clause_types, narrowed_types
@@ -1446,6 +1446,7 @@ def _type_by_meaning(f: QuestionFacts, rest: str) -> tuple[str | None, str]:
             m.group(0) for m in cond.AGREEMENT_TIME.finditer(rest) if not re.fullmatch(r"(?i)agreements?|contracts?|slas?", m.group(0))]
     # the whole question first; when its words mix two types too evenly to link ("what do we
     # get back when a supplier misses its uptime target"), what it asks for before "when"
+    rest = without_comparisons(rest)   # "within 30 days or less" means what "within 30 days" does
     tname, _sim, why = cond.type_by_meaning_first([cond.meaning_text(rest, masked),
                                                     cond.meaning_text(cond.main_clause(rest), masked)],
                                                    # computed, not cached: facts may still change

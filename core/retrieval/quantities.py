@@ -5,9 +5,10 @@ A presence question that names one ("Which suppliers promise an uptime of 99.9%?
 suppliers whose clause of the type states that quantity, not every supplier with a clause of the
 type. Contracts write a number in digits, in words or both ("twenty-four (24) hours", "二十四小时"),
 so each quantity becomes one pattern that any of those spellings matches; the clause filter is
-`core.graph.queries.retrieval.QUANTITIES`. A quantity compared ("at least 99.5%", "30 days or
-less", "不超过") or dating the agreement ("in the last two years", "3 years ago") is no detail of a
-clause and is left to the readers that handle comparisons and dates.
+`core.graph.queries.retrieval.DETAILS`. A quantity compared ("at least 99.5%", "30 days or less",
+"不超过") asks for any figure on that side of it (`core.retrieval.number_ranges`; durations in any unit
+of time). One dating the agreement ("in the last two years", "3 years ago") is no detail of a clause
+and is left to the reader of dates.
 """
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from core.numerals import english_cardinals, english_number, zh_number, zh_numeral
+from core.retrieval.number_ranges import bound_pattern
 from core.retrieval.spend_terms import GT, LT, ZH_GT, ZH_LT
 
 # canonical unit -> (how a question or clause writes it in English, in Chinese)
@@ -45,7 +47,7 @@ ROUND_THE_CLOCK_PATTERN = (r"(?is).*(?:(?<!\d)24\s*[/x×*]\s*7(?!\d)|(?<!\d)7\s*
 # the comparison words the spend reader knows, and those only durations take
 _COMPARED_BEFORE = re.compile(
     rf"(?:{GT}|{LT}|{ZH_GT}|{ZH_LT}|no less than|no more than|shorter than|longer than|minimum of|maximum of|[≤≥]|"
-    r"最多|最少)\s*(?:of\s+|than\s+)?$", re.I)
+    r"最多|最少|不低于|不高于|不小于|不大于|不多于)\s*(?:of\s+|than\s+)?$", re.I)
 _COMPARED_AFTER = re.compile(r"^\s*(?:or\s+(?:less|more|fewer|shorter|longer|higher|lower|above|below|under|over)|"
                              r"and\s+(?:above|over|below|under)|\+|以上|以下|或以上|或以下|或更\w)", re.I)
 # a span of time that dates the agreement, not a clause's promise ("signed in the last two years")
@@ -121,10 +123,64 @@ def _unit_pattern(unit: str) -> str:
     return f"(?:{en}|{zh})"
 
 
-def _compared_or_dating(q: str, start: int, end: int) -> bool:
-    before, after = q[max(0, start - 30):start], q[end:end + 20]
-    return bool(_COMPARED_BEFORE.search(before) or _COMPARED_AFTER.match(after)
-                or _DATING_BEFORE.search(before) or _DATING_AFTER.match(after))
+def _dating(q: str, start: int, end: int) -> bool:
+    return bool(_DATING_BEFORE.search(q[max(0, start - 30):start]) or _DATING_AFTER.match(q[end:end + 20]))
+
+
+# which side of a compared number a clause's figure must lie ("more than" and "以上" keep the number itself
+# out or in as people mean them: "at least 99.9%" takes 99.9, "more than 30 days" does not take 30)
+_BELOW = re.compile(r"不超过|不高于|不大于|不多于|\bnot\s+(?:more|above|over|exceed)|\bno\s+more|"
+                    r"^(?!.*(?:不低于|不少于|不小于|not\s+less|no\s+less|not\s+below|not\s+under))"
+                    r"(?:.*(?:below|under|less|lower|at\s+most|<|≤|smaller|up\s+to|shorter|maximum|fewer|最多|低于|少于|小于|"
+                    r"不到|以下))", re.I)
+_STRICT = re.compile(r"^\s*(?:above|over|more than|greater than|higher than|exceed\w*|surpass\w*|in excess of|>(?!=)|"
+                     r"bigger than|larger than|topping|tops|longer than|shorter than|below|under|less than|lower than|"
+                     r"<(?!=)|smaller than|超过|高于|大于|多于|逾|低于|少于|小于|不到)\s*(?:of\s+|than\s+)?$", re.I)
+# how many minutes a duration unit holds, to compare across units ("within 1 hour or less": 30 minutes
+# qualifies); a month as a twelfth of a year, with a little slack across units ("30 days" is a month)
+_MINUTES = {"minute": 1, "hour": 60, "day": 1440, "week": 10080, "month": 43800, "year": 525600}
+_ACROSS_UNITS = 0.02
+
+
+@dataclass(frozen=True)
+class _Comparison:
+    greater: bool
+    strict: bool
+    start: int       # where the question's comparison begins
+    end: int         # ... and ends
+
+
+def _comparison(q: str, start: int, end: int) -> _Comparison | None:
+    """The comparison a number's words make a bound ("at least 99.5%", "30 days or less"), if any."""
+    before = q[max(0, start - 30):start]
+    if m := _COMPARED_BEFORE.search(before):
+        said = m.group(0)
+        return _Comparison(not _BELOW.search(said), bool(_STRICT.match(said)), start - len(before) + m.start(), end)
+    if m := _COMPARED_AFTER.match(q[end:end + 20]):
+        said = m.group(0)
+        return _Comparison(not _BELOW.search(said), False, start, end + m.end())
+    return None
+
+
+def _bound_pattern(value: float, unit: str, c: _Comparison) -> str:
+    """Any figure of the unit on the bound's side, in digits, in English words or in Chinese numerals
+    (to 99), and durations in any unit of time."""
+    ways = []
+    for other in ([unit] if unit not in _MINUTES else list(_MINUTES)):
+        bound = value if other == unit else value * _MINUTES[unit] / _MINUTES[other]
+        if other != unit:
+            bound *= (1 - _ACROSS_UNITS) if c.greater else (1 + _ACROSS_UNITS)
+        if bound < 0.01 and not c.greater:
+            continue
+        bound = round(bound, 4)
+        spelled = [n for n in range(1, 100) if (n > bound if c.strict else n >= bound)] if c.greater else \
+            [n for n in range(1, 100) if (n < bound if c.strict else n <= bound)]
+        numbers = [bound_pattern(bound, c.greater, c.strict)]
+        numbers += [rf"\b{_english(n)}\b" for n in spelled]
+        numbers += [f"(?<![一二两三四五六七八九十百]){zh_numeral(n)}" + ("" if n % 10 else "(?![一二三四五六七八九])")
+                    for n in spelled]
+        ways.append(f"(?:{'|'.join(numbers)})(?:\\s*\\(\\d+(?:\\.\\d+)?\\))?{_unit_pattern(other)}")
+    return f"(?is).*(?:{'|'.join(ways)}).*"
 
 
 def question_quantities(q: str) -> list[Quantity]:
@@ -144,18 +200,35 @@ def _quantities(q: str) -> tuple[Quantity, ...]:
         found.append(Quantity(m.group(0).strip(), _standard_pattern(m), m.span(), standard=True))
         taken.append(m.span())
     for m in _QUESTION.finditer(q):
-        if any(s < m.end() and m.start() < e for s, e in taken) or _compared_or_dating(q, m.start(), m.end()):
+        if any(s < m.end() and m.start() < e for s, e in taken) or _dating(q, m.start(), m.end()):
             continue
         unit = next(k.split("_", 1)[1] for k, v in m.groupdict().items() if v)
         number = re.match(_EN_NUMBER + r"(?:\s*\(\d+\))?|" + _ZH_NUMBER, m.group(0), re.I)
         value = _value(number.group(0)) if number else None
         if value is None or (unit == "year" and 1900 <= value <= 2100):   # 2021年 is a date
             continue
-        # "(24)" after the words, or a bare "%" : the same number either way
-        pattern = f"(?is).*{_spellings(value)}(?:\\s*\\(\\d+(?:\\.\\d+)?\\))?{_unit_pattern(unit)}.*"
-        found.append(Quantity(m.group(0).strip(), pattern, m.span()))
+        if compared := _comparison(q, m.start(), m.end()):
+            # the comparison is part of what a plan keeps, so the pattern can be read back from it
+            found.append(Quantity(q[compared.start:compared.end].strip(), _bound_pattern(value, unit, compared),
+                                  m.span()))
+        else:
+            # "(24)" after the words, or a bare "%" : the same number either way
+            pattern = f"(?is).*{_spellings(value)}(?:\\s*\\(\\d+(?:\\.\\d+)?\\))?{_unit_pattern(unit)}.*"
+            found.append(Quantity(m.group(0).strip(), pattern, m.span()))
         taken.append(m.span())
     return tuple(found)
+
+
+def without_comparisons(text: str) -> str:
+    """The text with each compared quantity said bare ("pay within 30 days or less" -> "pay within 30
+    days"): what the clause is about reads the same either way, and the comparison words only blur
+    its meaning."""
+    for x in sorted(question_quantities(text), key=lambda x: -x.span[0]):
+        bare = text[x.span[0]:x.span[1]]
+        i = text.find(x.text)
+        if x.text != bare.strip() and i >= 0:
+            text = text[:i] + bare + text[i + len(x.text):]
+    return text
 
 
 def quantity_patterns(texts: list[str]) -> list[str]:

@@ -365,6 +365,37 @@ def test_a_termination_for_convenience_in_so_many_words_is_a_type_of_the_clause(
     assert "Termination for Convenience" in zh.types
 
 
+@pytest.mark.parametrize("sentence, credits", [
+    ("If availability falls below that level, Customer will receive a credit of 10% of the monthly fee for the "
+     "affected month, which is Customer's sole remedy for the shortfall.", True),
+    ("For each month in which the Carrier delivers less than 97% of consignments on time, the Carrier shall rebate "
+     "3% of that month's freight charges.", True),
+    ("If the on-time delivery rate falls below 98% in any month, the Customer may deduct 2% of the monthly charges "
+     "for each percentage point of shortfall.", True),
+    ("当月订单准确率未达到上述标准的，甲方有权按当月服务费的3%扣减费用。", True),
+    # money without a missed level, a level without money, a definition, a volume discount
+    ("Customer shall pay invoices within 30 days; late amounts bear interest at 1% per month.", False),
+    ("Vendor shall keep availability at or above 99.9% in each month.", False),
+    ('"Service Credit" means a credit of 5% of the monthly fee if availability falls below 99.9%.', False),
+    ("Prices are reduced by 2% of the list price if an order is for less than 100 units.", False),
+])
+def test_a_service_credit_is_read_in_so_many_words(sentence, credits):
+    from core.ingest.typing import credits_a_missed_level
+
+    assert credits_a_missed_level(sentence) is credits
+
+
+def test_a_service_credit_in_so_many_words_is_a_second_type_of_a_service_level_clause(embedder):
+    from core.ingest.typing import METHOD_WORDING, get_clause_typer
+
+    text = ("The Platform will be available 99.9% of the time in each calendar month. If availability falls below "
+            "that level, Customer will receive a credit of 10% of the monthly fee for the affected month.")
+    got = get_clause_typer().type_one("SERVICE LEVELS", text)
+    credit = next(lab for lab in got.labels if lab.type == "Service Credits")
+    assert got.type == "Availability" and credit.method == METHOD_WORDING
+    assert text[credit.start:credit.end].startswith("If availability falls below")
+
+
 SERVICE_LEVELS = ("2.1 Response Times. Vendor shall acknowledge Priority 1 incidents within 15 minutes and resolve "
                   "them within 4 hours, around the clock.\n2.2 Service Credits. If Vendor misses the Priority 1 "
                   "resolution time more than twice in a month, Customer shall receive a credit of 5% of that month's "
