@@ -545,6 +545,10 @@ _PARA_MIN, _PARA_TARGET, _PARA_MAX = 250, 1200, 2500
 # a paragraph that opens with a top-level number ("1. We will ...", "12) The Supplier ..."): in a text
 # without headings such paragraphs are its provisions, so two of them are never joined
 _NUMBERED_ITEM = re.compile(r"\s*\d{1,3}[.)]\s+\S")
+# a short block that is itself a provision: one or more whole sentences of some length ("Provider will
+# respond to a reported outage within 30 minutes and restore service within 4 hours."), not a signature
+# line, a stray heading or a caption, which are joined to the block after them
+_A_PROVISION = re.compile(r"^(?=(?:\S+\s+){7,}\S).*[a-z0-9)\]\"'’][.;!?]\W{0,2}$|^.{12,}[。；！？]\W{0,2}$", re.S)
 _SENTENCE_END = re.compile(r"(?<=[a-z0-9)\]\"'][.;!?])\s+(?=[A-Z0-9\"'(\[])|(?<=[。；！？])")
 
 
@@ -580,7 +584,7 @@ def _paragraph_blocks(lines: list[str]) -> list[str]:
             merged.append(pending)      # "1. We will ..." / "2. ...": each numbered provision stays apart
             pending = ""
         pending = f"{pending}\n\n{block}" if pending else block
-        if len(pending) >= _PARA_MIN:
+        if len(pending) >= _PARA_MIN or _A_PROVISION.match(block):
             merged.append(pending)
             pending = ""
     if pending:

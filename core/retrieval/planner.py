@@ -1447,6 +1447,8 @@ def _type_by_meaning(f: QuestionFacts, rest: str) -> tuple[str | None, str]:
     # the whole question first; when its words mix two types too evenly to link ("what do we
     # get back when a supplier misses its uptime target"), what it asks for before "when"
     rest = without_comparisons(rest)   # "within 30 days or less" means what "within 30 days" does
+    # "without giving a reason" narrows the type found (below); it describes none itself
+    masked += [rest.lower()[a:b] for a, b in cond.without_reason_spans(rest.lower())]
     tname, _sim, why = cond.type_by_meaning_first([cond.meaning_text(rest, masked),
                                                     cond.meaning_text(cond.main_clause(rest), masked)],
                                                    # computed, not cached: facts may still change
@@ -1578,8 +1580,9 @@ def _meaning_may_name_type(f: QuestionFacts) -> bool:
     if CJK.search(f.q) and not (f.negated or f.yes_no):
         return False    # a Chinese listing by filters: its words describe the filters, not a type
     # without a company: a gap, a yes/no or a listing of clauses; a topic search stays a search
+    # "which contracts let us audit the supplier?": their agreements, listed by what a clause grants
     return f.negated or f.yes_no or f.wants_companies or bool(ALL_WORDS.search(f.q)) or \
-        bool(COMPARE.search(f.q)) or (f.has_filters and not f.topic)
+        bool(COMPARE.search(f.q)) or (f.has_filters and not f.topic) or bool(LISTS_AGREEMENTS.search(f.q))
 
 
 def _link_span(f: QuestionFacts, tname: str) -> tuple[int, int] | None:

@@ -142,6 +142,9 @@ _MINUTES = {"minute": 1, "hour": 60, "day": 1440, "week": 10080, "month": 43800,
 _ACROSS_UNITS = 0.02
 
 
+_NOTICE_AFTER = re.compile(r"(?:['’]?\s*(?:(?:prior|advance|written)\s+)*notice\b)?", re.I)
+
+
 @dataclass(frozen=True)
 class _Comparison:
     greater: bool
@@ -156,9 +159,11 @@ def _comparison(q: str, start: int, end: int) -> _Comparison | None:
     if m := _COMPARED_BEFORE.search(before):
         said = m.group(0)
         return _Comparison(not _BELOW.search(said), bool(_STRICT.match(said)), start - len(before) + m.start(), end)
-    if m := _COMPARED_AFTER.match(q[end:end + 20]):
+    # "on 90 days' notice or less": the comparison may follow what the figure measures
+    between = _NOTICE_AFTER.match(q, end).end() - end
+    if m := _COMPARED_AFTER.match(q[end + between:end + between + 20]):
         said = m.group(0)
-        return _Comparison(not _BELOW.search(said), False, start, end + m.end())
+        return _Comparison(not _BELOW.search(said), False, start, end + between + m.end())
     return None
 
 

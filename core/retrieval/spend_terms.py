@@ -36,6 +36,12 @@ OTHER_QUANTITY = re.compile(
     r"(?:个?百分点|小时|分钟|秒|天|日|周|星期|个月|月|年|次|条|份|家|个))", re.I)
 
 
+# a sum of money a clause states, named just before its figure: insurance cover, a liability cap, a penalty
+CLAUSE_MONEY_BEFORE = re.compile(
+    r"(?:\b(?:cover(?:age)?|insurance|insured|indemnity|liability|caps?|capped|limit(?:s|ed)?|penalt(?:y|ies)|"
+    r"credits?|damages)\b(?:\s+(?:of|at|to|for|is|are|by))?|保额|保险金额|赔偿限额|责任上限|违约金)\s*$", re.I)
+
+
 def _amount(m: re.Match) -> float:
     num = float(re.sub(r"[,\s]", "", m.group("num")))
     mult = (m.group("mult") or "").lower().strip()
@@ -92,6 +98,8 @@ def parse_spend(question: str, high_threshold: float) -> tuple[float | None, flo
                 continue  # a year, not an amount
             if not has_unit and OTHER_QUANTITY.match(q, m.end()):
                 continue  # "uptime below 99.9%", "within 4 hours", "more than 3 agreements": no money
+            if CLAUSE_MONEY_BEFORE.search(q[max(0, m.start() - 40):m.start()]):
+                continue  # "public liability cover of at least 10 million": a sum a clause states, not spend
             if kind == "gt" and lo is None:
                 lo, how = value, "explicit amount"
             elif kind == "lt" and hi is None:

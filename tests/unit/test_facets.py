@@ -212,6 +212,9 @@ def test_anywhere_must_be_true_or_false(tmp_path):
     ("Which suppliers do not have an arbitration clause?", ["Governing Law"], ["Arbitration"], True),
     ("Which agreements continue automatically?", ["Termination"], ["Renewal"], True),
     ("Which suppliers can put their prices up?", ["Payment"], ["Price changes"], None),
+    ("Which suppliers can hike their prices every year?", ["Payment"], ["Price changes"], None),
+    ("Which suppliers indemnify us against intellectual property infringement claims?", ["Indemnification"],
+     ["Intellectual property infringement"], None),
     # kinds of insurance: asked of the insurance clauses when the question says "insurance"
     ("Which suppliers have to carry employer's liability insurance?", ["Insurance"], ["Employer's liability insurance"], None),
     ("Which suppliers carry public liability cover?", ["Insurance"], ["Public liability insurance"], True),

@@ -1191,6 +1191,11 @@ def test_the_words_that_narrowed_a_type_negate_nothing():
     assert (p.intent, p.params.types) == (Intent.PRESENCE, ["Termination for Convenience"]), p.why
     p = plan_question("Which suppliers can we terminate without giving a reason?", VOCAB)
     assert (p.intent, p.params.types) == (Intent.PRESENCE, ["Termination for Convenience"]), p.why
+    # ... and describe no type themselves: "walk away" read alone says Termination, the words narrow it
+    p = plan_question("Which suppliers can we walk away from without a reason?", VOCAB)
+    assert (p.intent, p.params.types) == (Intent.PRESENCE, ["Termination for Convenience"]), p.why
+    p = plan_question("Which suppliers can we not walk away from without giving a reason?", VOCAB)
+    assert (p.intent, p.params.types) == (Intent.GAP, ["Termination for Convenience"]), p.why
 
 
 def test_a_keyword_before_what_a_clause_holds_names_its_type_beside_a_named_one():
@@ -1258,3 +1263,19 @@ def test_a_negated_duty_with_its_condition_is_no_gap(question, gap):
 ])
 def test_a_place_named_as_where_data_goes_filters_no_supplier(question, countries):
     assert planner.plan_question(question, VOCAB).params.countries == countries
+
+
+def test_a_sum_a_clause_states_is_no_spend_filter():
+    p = plan_question("Which suppliers hold public liability cover of at least 10 million?", VOCAB)
+    assert p.params.spend_min is None and p.params.types == ["Insurance"], p.params
+    p = plan_question("Which suppliers cap their liability at more than 1 million?", VOCAB)
+    assert p.params.spend_min is None and p.params.types == ["Liability"], p.params
+    assert plan_question("Which suppliers did we pay more than 200k in 2024?", VOCAB).params.spend_min == 200000
+
+
+def test_a_listing_of_contracts_by_what_a_clause_grants_names_its_type():
+    # "which contracts ..." lists agreements by their clauses, as "which suppliers ..." lists companies
+    p = plan_question("Which contracts let us audit the supplier?", VOCAB)
+    assert p.params.types == ["Audit Rights"], p.why
+    p = plan_question("Which suppliers must notify us of a change of ownership?", VOCAB)
+    assert p.params.types == ["Change of Control"], p.why

@@ -126,6 +126,11 @@ def test_a_standard_is_looked_for_in_any_clause_unless_the_type_is_named():
     ("Which suppliers respond in under 1 hour?", "under 1 hour", "respond within 1 hour", False),
     ("哪些供应商的付款期限超过30天？", "超过30天", "within 45 days", True),
     ("哪些供应商的付款期限超过30天？", "超过30天", "within 30 days", False),
+    # the comparison may follow what the figure measures
+    ("Which suppliers can we end the contract with on 90 days' notice or less?", "90 days' notice or less",
+     "on three months' written notice", True),
+    ("Which suppliers can we end the contract with on 90 days' notice or less?", "90 days' notice or less",
+     "without cause on 120 days' notice", False),
 ])
 def test_a_compared_quantity_is_a_bound(question, said, clause, found):
     (q,) = question_quantities(question)
