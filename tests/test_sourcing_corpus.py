@@ -27,8 +27,10 @@ def test_a_compared_quantity_takes_every_figure_on_its_side(sourcing):
     result = ask("Which suppliers commit to availability of at least 99.9%?")
     assert result.plan.params.quantities == ["at least 99.9%"], result.plan
     assert _companies(result) == {BLUEWATER, VIREO}, result.answer
-    result = ask("哪些供应商的可用性低于99.9%？")
-    assert _companies(result) == {ORCHARD}, result.answer
+    # 不低于 ("not below") is at least: only Bluewater's 99.95 % reaches 99.95 %
+    result = ask("哪些供应商的可用性不低于99.95%？")
+    assert result.plan.params.quantities == ["不低于99.95%"], result.plan
+    assert _companies(result) == {BLUEWATER}, result.answer
 
 
 def test_a_service_credit_worded_as_a_rebate_or_a_deduction_is_one(sourcing):

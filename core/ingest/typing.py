@@ -314,17 +314,23 @@ def ends_without_cause(sentence: str) -> bool:
     return bool(_NO_CAUSE.search(sentence) or (_NOTICE_PERIOD.search(sentence) and not _CONDITION.search(sentence)))
 
 
-def _convenience_in_so_many_words(text: str, labels: list[ProvisionLabel]) -> list[ProvisionLabel]:
-    """The clause's labels with a Termination for Convenience for the first sentence that grants a right
-    to end without cause in so many words (`ends_without_cause`), unless a confident one is there."""
-    if any(lab.type == TERMINATION_FOR_CONVENIENCE and lab.confident for lab in labels) \
-            or not _A_RIGHT_TO_END.search(text):   # no right to end anywhere: no sentence to read
+def _in_so_many_words(type_name: str, reads: Callable[[str], bool], hint: re.Pattern, text: str,
+                      labels: list[ProvisionLabel]) -> list[ProvisionLabel]:
+    """The clause's labels with `type_name` for the first sentence that `reads` as one in so many
+    words, unless a confident one is there (`hint`: a word no such sentence lacks, checked first)."""
+    if any(lab.type == type_name and lab.confident for lab in labels) or not hint.search(text):
         return labels
     for a, b in split_sentences(text):
-        if ends_without_cause(text[a:b]):
-            found = ProvisionLabel(TERMINATION_FOR_CONVENIENCE, WORDING_CONFIDENCE, a, b, text[a:b], METHOD_WORDING)
-            return [lab for lab in labels if lab.type != TERMINATION_FOR_CONVENIENCE] + [found]
+        if reads(text[a:b]):
+            found = ProvisionLabel(type_name, WORDING_CONFIDENCE, a, b, text[a:b], METHOD_WORDING)
+            return [lab for lab in labels if lab.type != type_name] + [found]
     return labels
+
+
+def _convenience_in_so_many_words(text: str, labels: list[ProvisionLabel]) -> list[ProvisionLabel]:
+    """With a Termination for Convenience for a right to end without cause in so many words
+    (`ends_without_cause`); no right to end anywhere, no sentence to read."""
+    return _in_so_many_words(TERMINATION_FOR_CONVENIENCE, ends_without_cause, _A_RIGHT_TO_END, text, labels)
 
 
 # A service credit, said in so many words: a credit, rebate or deduction of a share of the fees when a
@@ -352,15 +358,8 @@ def credits_a_missed_level(sentence: str) -> bool:
 
 
 def _credits_in_so_many_words(text: str, labels: list[ProvisionLabel]) -> list[ProvisionLabel]:
-    """The clause's labels with a Service Credits for the first sentence that grants one in so many words
-    (`credits_a_missed_level`), unless a confident one is there."""
-    if any(lab.type == SERVICE_CREDITS and lab.confident for lab in labels) or not _A_REMEDY.search(text):
-        return labels
-    for a, b in split_sentences(text):
-        if credits_a_missed_level(text[a:b]):
-            found = ProvisionLabel(SERVICE_CREDITS, WORDING_CONFIDENCE, a, b, text[a:b], METHOD_WORDING)
-            return [lab for lab in labels if lab.type != SERVICE_CREDITS] + [found]
-    return labels
+    """With a Service Credits for a credit granted in so many words (`credits_a_missed_level`)."""
+    return _in_so_many_words(SERVICE_CREDITS, credits_a_missed_level, _A_REMEDY, text, labels)
 
 
 class ClauseTyper:
