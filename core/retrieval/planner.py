@@ -1444,11 +1444,11 @@ def _type_by_meaning(f: QuestionFacts, rest: str) -> tuple[str | None, str]:
     if f.linked.get("effective_date"):
         masked += re.findall(r"'([^']+)'", f.linked["effective_date"])[:1] + [
             m.group(0) for m in cond.AGREEMENT_TIME.finditer(rest) if not re.fullmatch(r"(?i)agreements?|contracts?|slas?", m.group(0))]
-    # the whole question first; when its words mix two types too evenly to link ("what do we
-    # get back when a supplier misses its uptime target"), what it asks for before "when"
     rest = without_comparisons(rest)   # "within 30 days or less" means what "within 30 days" does
     # "without giving a reason" narrows the type found (below); it describes none itself
     masked += [rest.lower()[a:b] for a, b in cond.without_reason_spans(rest.lower())]
+    # the whole question first; when its words mix two types too evenly to link ("what do we
+    # get back when a supplier misses its uptime target"), what it asks for before "when"
     tname, _sim, why = cond.type_by_meaning_first([cond.meaning_text(rest, masked),
                                                     cond.meaning_text(cond.main_clause(rest), masked)],
                                                    # computed, not cached: facts may still change

@@ -132,7 +132,7 @@ def _dating(q: str, start: int, end: int) -> bool:
 _BELOW = re.compile(r"不超过|不高于|不大于|不多于|\bnot\s+(?:more|above|over|exceed)|\bno\s+more|"
                     r"^(?!.*(?:不低于|不少于|不小于|not\s+less|no\s+less|not\s+below|not\s+under))"
                     r"(?:.*(?:below|under|less|lower|at\s+most|<|≤|smaller|up\s+to|shorter|maximum|fewer|最多|低于|少于|小于|"
-                    r"不到|以下))", re.I)
+                    r"不到|以下|更少|更短|更低))", re.I)
 _STRICT = re.compile(r"^\s*(?:above|over|more than|greater than|higher than|exceed\w*|surpass\w*|in excess of|>(?!=)|"
                      r"bigger than|larger than|topping|tops|longer than|shorter than|below|under|less than|lower than|"
                      r"<(?!=)|smaller than|超过|高于|大于|多于|逾|低于|少于|小于|不到)\s*(?:of\s+|than\s+)?$", re.I)
@@ -142,6 +142,7 @@ _MINUTES = {"minute": 1, "hour": 60, "day": 1440, "week": 10080, "month": 43800,
 _ACROSS_UNITS = 0.02
 
 
+# what a figure may measure between it and a comparison after it ("90 days' notice or less")
 _NOTICE_AFTER = re.compile(r"(?:['’]?\s*(?:(?:prior|advance|written)\s+)*notice\b)?", re.I)
 
 
