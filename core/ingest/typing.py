@@ -235,10 +235,10 @@ NON_RENEWAL = re.compile(r"\bnon-?renewal\b|\bnot\s+to\s+renew\b|"
 def _not_convenience(labels: list[ProvisionLabel]) -> list[ProvisionLabel]:
     """A Termination for Convenience found in a sentence about a renewal term ("continues for
     successive periods of two years unless terminated with twelve months' notice") or in one that
-    names the cause that allows the ending ("may then terminate on 60 days' notice" after a change of
-    control, a breach, an insolvency, a price increase) is review evidence, not that type: the provision model, trained
-    on few such sentences, scores them high. The sentence is a Termination provision all the same: a
-    notice that ends the agreement. (Of the 53 CUAD dev excerpts lawyers marked Termination for
+    names the cause that allows the ending (`names_a_cause`: "may then terminate on 60 days' notice"
+    after a change of control, a breach, an insolvency, a price increase) is review evidence, not that
+    type: the provision model, trained on few such sentences, scores them high. The sentence is a
+    Termination provision all the same: a notice that ends the agreement. (Of the 53 CUAD dev excerpts lawyers marked Termination for
     Convenience, 2 name such a cause without a no-cause phrase.)"""
     out, ended = [], []
     for lab in labels:
@@ -298,9 +298,10 @@ def names_a_cause(sentence: str) -> bool:
     end of a period ("with three months' notice after the minimum term has expired"), nor one of two
     rights when the other ends without cause ("on six months' notice, or immediately if the other party
     commits a material breach")."""
-    if _NO_CAUSE_NAMED.search(sentence) or _NO_CAUSE.search(sentence) or not _A_CAUSE.search(_EXPIRY.sub(" ", sentence)):
+    bare = _EXPIRY.sub(" ", sentence)
+    if _NO_CAUSE_NAMED.search(sentence) or _NO_CAUSE.search(sentence) or not _A_CAUSE.search(bare):
         return False
-    return not any(ends_without_cause(_EXPIRY.sub(" ", part)) for part in _ANOTHER_RIGHT.split(sentence))
+    return not any(ends_without_cause(part) for part in _ANOTHER_RIGHT.split(bare))
 
 
 def ends_without_cause(sentence: str) -> bool:

@@ -99,13 +99,16 @@ def _spellings(value: float) -> str:
         digits = re.escape(f"{value:g}")
         return f"(?<![\\d.]){digits}(?![\\d])"
     n = int(value)
-    ways = [f"(?<![\\d.,]){n}(?![\\d]|\\.\\d|,\\d)"]
-    if 0 < n < 100:
-        ways.append(r"\b" + _english(n) + r"\b")
-        ways.append(f"(?<![一二两三四五六七八九十百]){zh_numeral(n)}" + ("" if n % 10 else "(?![一二三四五六七八九])"))
-        if n == 2:
-            ways.append("两")
-    return "(?:" + "|".join(ways) + ")"
+    return "(?:" + "|".join([f"(?<![\\d.,]){n}(?![\\d]|\\.\\d|,\\d)", *_in_words(n)]) + ")"
+
+
+def _in_words(n: int) -> list[str]:
+    """The number in English words and in Chinese numerals (1 to 99; none beyond)."""
+    if not 0 < n < 100:
+        return []
+    ways = [r"\b" + _english(n) + r"\b",
+            f"(?<![一二两三四五六七八九十百]){zh_numeral(n)}" + ("" if n % 10 else "(?![一二三四五六七八九])")]
+    return ways + (["两"] if n == 2 else [])
 
 
 _NAMES = {v: k for k, v in english_cardinals().items()}
@@ -181,10 +184,7 @@ def _bound_pattern(value: float, unit: str, c: _Comparison) -> str:
         bound = round(bound, 4)
         spelled = [n for n in range(1, 100) if (n > bound if c.strict else n >= bound)] if c.greater else \
             [n for n in range(1, 100) if (n < bound if c.strict else n <= bound)]
-        numbers = [bound_pattern(bound, c.greater, c.strict)]
-        numbers += [rf"\b{_english(n)}\b" for n in spelled]
-        numbers += [f"(?<![一二两三四五六七八九十百]){zh_numeral(n)}" + ("" if n % 10 else "(?![一二三四五六七八九])")
-                    for n in spelled]
+        numbers = [bound_pattern(bound, c.greater, c.strict), *(w for n in spelled for w in _in_words(n))]
         ways.append(f"(?:{'|'.join(numbers)})(?:\\s*\\(\\d+(?:\\.\\d+)?\\))?{_unit_pattern(other)}")
     return f"(?is).*(?:{'|'.join(ways)}).*"
 
