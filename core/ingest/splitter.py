@@ -237,8 +237,10 @@ def _detect_headings(lines: list[str]) -> tuple[list[Head], bool]:
     if singles and any(b.number <= a.number for a, b in zip(singles, singles[1:])):
         _nest_indented(singles)
     heads = sorted(md + plain, key=lambda h: h.idx)
-    heads = _drop_toc(heads, lines)
-    return _enforce_sequence(heads, lines), False
+    heads = _enforce_sequence(_drop_toc(heads, lines), lines)
+    if sum(h.bare for h in heads) < 2:   # the one "14 Quayside, Newcastle" left of a letter's address
+        heads = [h for h in heads if not h.bare]
+    return heads, False
 
 
 # --------------------------------------------------------------------------- splitting

@@ -318,3 +318,23 @@ def test_public_agreements_split_reasonably(name):
 
 def test_public_agreements_are_all_covered():
     assert {p.name for p in PUBLIC.glob("*.md")} - {"README.md"} == set(EXPECTED_PUBLIC)
+
+
+def test_a_lone_bare_number_of_an_address_is_no_heading():
+    # a letter: "14 Quayside, ..." of the address and "1 August 2022" read as bare-numbered
+    # headings; only one survives the numbering, so none is used and the numbered paragraphs
+    # are the clauses
+    text = ("Northbridge University\n\nTo: Brightwater Catering Ltd\n14 Quayside, Newcastle upon Tyne NE1 3DX\n\n"
+            "1 August 2022\n\nDear Sirs\n\n"
+            "1. You will be the only operator permitted to sell hot food on the campus for three years.\n\n"
+            "2. You will pay the University a commission of 12 % of net turnover each quarter.\n\n"
+            "3. This letter is governed by English law.\n")
+    result = split_contract(text)
+    titles = [c.title for c in result.clauses]
+    assert not any("Quayside" in t for t in titles), titles
+    assert any(c.text.startswith("3. This letter is governed by English law") for c in result.clauses), titles
+
+
+def test_two_bare_numbered_headings_still_split():
+    text = "1 Services\nThe supplier provides the services.\n\n2 Governing Law\nEnglish law applies.\n"
+    assert [c.title for c in split_contract(text).clauses] == ["Services", "Governing Law"]
