@@ -91,7 +91,9 @@ COMPARE = re.compile(r"\b(compare|comparison|across|(?:all suppliers|every suppl
                      r"(?!\s+(?:that|which|who|whose|with|having)\b))\b|比较|对比", re.I)
 # "our biggest suppliers" with no number: the high-spend group (a number makes it a ranking: RANKED)
 KEY_SUPPLIERS = re.compile(r"\b(?:biggest|largest|major|key|main|principal|most important|critical)\s+"
-                           r"(?:suppliers?|vendors?|providers?)\b|重要供应商|主要供应商|核心供应商|大供应商", re.I)
+                           r"(?:suppliers?|vendors?|providers?)\b|重要供应商|主要供应商|核心供应商"
+                           # 大 glued to a word is part of it: 加拿大供应商 is a Canadian supplier
+                           r"|(?:(?<![\u4e00-\u9fff])|(?<=[的些个家位最]))大供应商", re.I)
 HOW_MUCH = re.compile(r"\bhow much\b|多少|几何", re.I)
 
 
@@ -261,6 +263,7 @@ def extract_facts(question: str, vocab: Vocabulary, forced_mode: str | None = No
             found.update(fuzzy_values(unnamed, alias_map(vocab, key)))
     for found, key in ((countries, "countries"), (industries, "industries"), (cities, "cities")):
         _drop_topic_words(rest, found)
+        _drop_possessed_words(rest, found)
         _settle_shared_words(rest, found, types, how_t, lambda text, k=key: match_values(text, alias_map(vocab, k)))
     laws = {}
     if LAW_WORDS.search(rest):
@@ -603,6 +606,20 @@ def _drop_topic_words(q: str, found: dict[str, str]) -> None:
             continue   # "what about France?": the follow-up asks the last question of other suppliers
         after, before = q[i + len(phrase):], q[:i]
         if not (SUPPLIER_AFTER.search(after) or SUPPLIER_BEFORE.search(before)):
+            found.pop(value)
+
+
+POSSESSIVE_BEFORE = re.compile(r"\b(?:their|its|his|her|your|our|my)\s+$", re.I)
+
+
+def _drop_possessed_words(q: str, found: dict[str, str]) -> None:
+    """A value word owned by someone ("a licence to use their software", "its logistics") names a
+    thing the clauses are about, not the suppliers' sector or place, unless it qualifies the
+    suppliers ("our software suppliers")."""
+    for value, phrase in list(found.items()):
+        hits = [m for m in re.finditer(r"(?<![A-Za-z])" + re.escape(phrase) + r"(?![A-Za-z])", q, flags=re.I)]
+        if hits and all(POSSESSIVE_BEFORE.search(q[:m.start()]) and not SUPPLIER_AFTER.search(q[m.end():])
+                        for m in hits):
             found.pop(value)
 
 

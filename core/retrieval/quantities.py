@@ -47,6 +47,7 @@ ROUND_THE_CLOCK_PATTERN = (r"(?is).*(?:(?<!\d)24\s*[/x×*]\s*7(?!\d)|(?<!\d)7\s*
 # the comparison words the spend reader knows, and those only durations take
 _COMPARED_BEFORE = re.compile(
     rf"(?:{GT}|{LT}|{ZH_GT}|{ZH_LT}|no less than|no more than|shorter than|longer than|minimum of|maximum of|[≤≥]|"
+    r"(?:not?\s+)?(?:later|earlier|sooner|faster|quicker|slower)\s+than|"
     r"最多|最少|不低于|不高于|不小于|不大于|不多于)\s*(?:of\s+|than\s+)?$", re.I)
 _COMPARED_AFTER = re.compile(r"^\s*(?:or\s+(?:less|more|fewer|shorter|longer|higher|lower|above|below|under|over)|"
                              r"and\s+(?:above|over|below|under)|\+|以上|以下|或以上|或以下|或更\w)", re.I)
@@ -132,12 +133,15 @@ def _dating(q: str, start: int, end: int) -> bool:
 
 # which side of a compared number a clause's figure must lie ("more than" and "以上" keep the number itself
 # out or in as people mean them: "at least 99.9%" takes 99.9, "more than 30 days" does not take 30)
-_BELOW = re.compile(r"不超过|不高于|不大于|不多于|\bnot\s+(?:more|above|over|exceed)|\bno\s+more|"
-                    r"^(?!.*(?:不低于|不少于|不小于|not\s+less|no\s+less|not\s+below|not\s+under))"
-                    r"(?:.*(?:below|under|less|lower|at\s+most|<|≤|smaller|up\s+to|shorter|maximum|fewer|最多|低于|少于|小于|"
+_BELOW = re.compile(r"不超过|不高于|不大于|不多于|\bnot\s+(?:more|above|over|exceed|later|slower)|\bno\s+(?:more|later|slower)|"
+                    r"^(?!.*(?:不低于|不少于|不小于|not\s+less|no\s+less|not\s+below|not\s+under|"
+                    r"not?\s+(?:earlier|sooner|faster|quicker)))"
+                    r"(?:.*(?:below|under|less|lower|at\s+most|<|≤|smaller|up\s+to|shorter|maximum|fewer|earlier|sooner|"
+                    r"faster|quicker|最多|低于|少于|小于|"
                     r"不到|以下|更少|更短|更低))", re.I)
 _STRICT = re.compile(r"^\s*(?:above|over|more than|greater than|higher than|exceed\w*|surpass\w*|in excess of|>(?!=)|"
                      r"bigger than|larger than|topping|tops|longer than|shorter than|below|under|less than|lower than|"
+                     r"later than|earlier than|sooner than|faster than|quicker than|slower than|"
                      r"<(?!=)|smaller than|超过|高于|大于|多于|逾|低于|少于|小于|不到)\s*(?:of\s+|than\s+)?$", re.I)
 # how many minutes a duration unit holds, to compare across units ("within 1 hour or less": 30 minutes
 # qualifies); a month as a twelfth of a year, with a little slack across units ("30 days" is a month)
@@ -225,6 +229,9 @@ def _quantities(q: str) -> tuple[Quantity, ...]:
     return tuple(found)
 
 
+_TIMING = re.compile(r"(?:not?\s+)?(?:later|earlier|sooner|faster|quicker|slower)\s+than\b", re.I)
+
+
 def without_comparisons(text: str) -> str:
     """The text with each compared quantity said bare ("pay within 30 days or less" -> "pay within 30
     days"): what the clause is about reads the same either way, and the comparison words only blur
@@ -232,6 +239,8 @@ def without_comparisons(text: str) -> str:
     for x in sorted(question_quantities(text), key=lambda x: -x.span[0]):
         bare = text[x.span[0]:x.span[1]]
         i = text.find(x.text)
+        if _TIMING.match(x.text):
+            continue   # "paying later than 30 days" is about paying late: the words say what, not how much
         if x.text != bare.strip() and i >= 0:
             text = text[:i] + bare + text[i + len(x.text):]
     return text

@@ -21,6 +21,8 @@ def _names(question: str, types: list[str]) -> list[str]:
     ("Which contracts renew automatically?", ["Termination"], ["Renewal"]),
     ("哪些合同会自动续期？", ["Termination"], ["Renewal"]),
     ("Which suppliers may raise their prices?", ["Payment"], ["Price changes"]),
+    ("Which suppliers must keep our data inside the country?", ["Data Protection"], ["International transfers"]),
+    ("Which suppliers offer data residency?", ["Data Protection"], ["International transfers"]),
     ("Which suppliers charge interest on late payments?", ["Payment"], ["Late payment"]),
     ("Who has to delete our data when the contract ends?", ["Data Protection"], ["Deletion or return of data"]),
     ("Which agreements allow assignment to a successor after a merger?", ["Assignment"], ["Merger or successor"]),
@@ -54,6 +56,12 @@ def test_the_clause_pattern_matches_the_clause_text_as_neo4j_reads_it():
     (prices,) = facet_patterns(["Price changes"], ["Payment"])
     assert re.fullmatch(prices, "Provider may increase its fees once per contract year by no more than CPI.")
     assert not re.fullmatch(prices, "Prices are fixed for each calendar year and listed in Annex 1.")
+    # the change said of "them" or of "an adjustment", measured against the price before it
+    assert re.fullmatch(prices, "Thereafter the Supplier may adjust them once a year; an adjustment may not "
+                                "exceed 3 % of the previous price.")
+    assert re.fullmatch(prices, "Fees for any renewal term may increase by no more than 5 % over the fees of the prior term.")
+    (places,) = facet_patterns(["International transfers"], ["Data Protection"])
+    assert re.fullmatch(places, "Quillon stores it in Canada and does not move it outside Canada.")
 
 
 def test_every_facet_pattern_of_the_taxonomy_compiles_and_names_its_own_facet_in_the_answer():

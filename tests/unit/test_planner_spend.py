@@ -4,6 +4,8 @@ Categories are linked from the vocabulary (the graph's own SpendCategory names),
 the data does not hold is never proposed."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from core.answer.composer import build_evidence, compose_answer
@@ -259,3 +261,24 @@ def test_a_word_naming_a_spend_category_and_a_clause_type_is_the_category_in_a_s
     # said twice it is both: the suppliers with maintenance spend lacking a maintenance clause
     p = plan_question("Which suppliers with maintenance spend lack a maintenance clause?", vocab)
     assert p.params.types == ["Maintenance"] and p.intent == Intent.GAP, p.why
+
+
+def test_big_suppliers_inside_a_country_name_are_no_spend_filter():
+    from tests.unit.vocabularies import corpus_vocabulary
+
+    vocab = corpus_vocabulary(Path(__file__).resolve().parents[1] / "fixtures" / "campus_corpus")
+    # 加拿大供应商 is a Canadian supplier, not a 大供应商 (a big one)
+    plan = plan_question("哪些加拿大供应商有服务抵扣条款？", vocab)
+    assert plan.params.countries == ["Canada"] and plan.params.spend_min is None, plan.params
+    plan = plan_question("哪些大供应商没有审计条款？", vocab)
+    assert plan.params.spend_min is not None, plan.params
+
+
+def test_a_word_owned_by_someone_is_no_sector():
+    from tests.unit.vocabularies import corpus_vocabulary
+
+    vocab = corpus_vocabulary(Path(__file__).resolve().parents[1] / "fixtures" / "campus_corpus")
+    plan = plan_question("Which suppliers give us a licence to use their software?", vocab)
+    assert plan.params.types == ["License Grant"] and not plan.params.industries, plan.params
+    plan = plan_question("Which of our software suppliers lack an audit clause?", vocab)
+    assert plan.params.industries == ["Software"], plan.params

@@ -131,6 +131,13 @@ def test_a_standard_is_looked_for_in_any_clause_unless_the_type_is_named():
      "on three months' written notice", True),
     ("Which suppliers can we end the contract with on 90 days' notice or less?", "90 days' notice or less",
      "without cause on 120 days' notice", False),
+    # a time said as later or sooner is a bound as well
+    ("Which contracts have us paying later than 30 days?", "later than 30 days", "within 45 days of receipt", True),
+    ("Which contracts have us paying later than 30 days?", "later than 30 days", "within 30 days of receipt", False),
+    ("Who must we pay no later than 30 days after invoice?", "no later than 30 days", "within 14 days", True),
+    ("Who must we pay no later than 30 days after invoice?", "no later than 30 days", "within 60 days", False),
+    ("Which suppliers respond sooner than 4 hours?", "sooner than 4 hours", "within one hour", True),
+    ("Which suppliers respond sooner than 4 hours?", "sooner than 4 hours", "within four hours", False),
 ])
 def test_a_compared_quantity_is_a_bound(question, said, clause, found):
     (q,) = question_quantities(question)
@@ -138,3 +145,12 @@ def test_a_compared_quantity_is_a_bound(question, said, clause, found):
     assert bool(re.fullmatch(q.pattern, clause)) is found
     # the plan keeps what was said; read back, it is the same bound
     assert [x.pattern for x in question_quantities(q.text)] == [q.pattern]
+
+
+def test_paying_later_keeps_its_words_for_the_meaning_of_the_question():
+    from core.retrieval.quantities import without_comparisons
+
+    # "later than" says what the clause is about (paying late); "or less" only how much
+    assert without_comparisons("which contracts have us paying later than 30 days?") == \
+        "which contracts have us paying later than 30 days?"
+    assert without_comparisons("who must we pay within 30 days or less?") == "who must we pay within 30 days?"
