@@ -610,15 +610,18 @@ def _drop_topic_words(q: str, found: dict[str, str]) -> None:
 
 
 POSSESSIVE_BEFORE = re.compile(r"\b(?:their|its|his|her|your|our|my)\s+$", re.I)
+# "our energy and telecom suppliers": a supplier word a few words on still makes it a sector
+SUPPLIERS_SOON_AFTER = re.compile(r"^(?:[\s,/&'’-]+[\w-]+){0,3}?[\s'’s-]+(?:suppliers?|vendors?|compan(?:y|ies)|"
+                                  r"providers?|firms?|partners?|sector|industry)\b", re.I)
 
 
 def _drop_possessed_words(q: str, found: dict[str, str]) -> None:
     """A value word owned by someone ("a licence to use their software", "its logistics") names a
     thing the clauses are about, not the suppliers' sector or place, unless it qualifies the
-    suppliers ("our software suppliers")."""
+    suppliers ("our software suppliers", "our energy and telecom suppliers")."""
     for value, phrase in list(found.items()):
         hits = [m for m in re.finditer(r"(?<![A-Za-z])" + re.escape(phrase) + r"(?![A-Za-z])", q, flags=re.I)]
-        if hits and all(POSSESSIVE_BEFORE.search(q[:m.start()]) and not SUPPLIER_AFTER.search(q[m.end():])
+        if hits and all(POSSESSIVE_BEFORE.search(q[:m.start()]) and not SUPPLIERS_SOON_AFTER.search(q[m.end():])
                         for m in hits):
             found.pop(value)
 

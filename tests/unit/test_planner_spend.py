@@ -282,3 +282,6 @@ def test_a_word_owned_by_someone_is_no_sector():
     assert plan.params.types == ["License Grant"] and not plan.params.industries, plan.params
     plan = plan_question("Which of our software suppliers lack an audit clause?", vocab)
     assert plan.params.industries == ["Software"], plan.params
+    # coordinated sectors before the supplier word are still sectors
+    plan = plan_question("Who are our software and catering suppliers?", vocab)
+    assert sorted(plan.params.industries) == ["Catering", "Software"], plan.params
