@@ -73,6 +73,8 @@ MAPPING: dict[str, str] = {
     "Warranty Duration": "Warranty",                         # CUAD marks warranties with a period only
     "License Grant": "License Grant",
     "IP Ownership Assignment": "IP Ownership",               # who owns created IP, assignment of it
+    "No-Solicit of Employees": "Non-Solicitation",           # no hiring or soliciting of the other's staff
+    "No-Solicit of Customers": "Non-Solicitation",           # ... or of its customers
 }
 # Considered and left out (reason). Reported as diagnostics only, never in the headline.
 EXCLUDED: dict[str, tuple[str | None, str]] = {

@@ -558,10 +558,28 @@ def _negated(q: str, type_links: dict[str, str], about_companies: bool) -> bool:
             after = text[m.end():m.end() + 40]
             if not (CLAUSE_WORDS.search(after) or any(p.lower() in after.lower() for p in phrases)):
                 continue
-        elif NEGATED_VERB.fullmatch(word) and (not about_companies or PROHIBITION.match(word)):
+        elif NEGATED_VERB.fullmatch(word) and (not about_companies or PROHIBITION.match(word)
+                                               or _forbids_the_linked_act(word, type_links)):
             continue
         return True
     return False
+
+
+CANNOT = re.compile(r"(?:can't|can’t|cannot|can\s+not)\s+([a-z]+)", re.I)
+
+
+def _forbids_the_linked_act(word: str, type_links: dict[str, str]) -> bool:
+    """"Which suppliers cannot subcontract?", "can't poach our staff": the negated verb is the act
+    the linked type restricts, so the question asks who is bound by the restriction (as "may not"
+    does), not who lacks the clause ("can't provide 24/7 support" negates "provide", no word of
+    Support; "can we not terminate" is our side)."""
+    m = CANNOT.fullmatch(word)
+    if not m or len(m.group(1)) < 4:
+        return False
+    verb = m.group(1).lower()
+    said = _type_words(type_links) + [m.group(1) for how in type_links.values()
+                                      if (m := re.match(r"meaning of '(.+?)' \(", how))]
+    return any(w[:5] == verb[:5] for w in re.findall(r"[a-z]{4,}", " ".join(said).lower()))
 
 
 SUPPLIER_AFTER = re.compile(r"^(?:[\s'’s-]*|\s+\w+\s+)(suppliers?|vendors?|compan(?:y|ies)|providers?|firms?|partners?|"

@@ -21,8 +21,8 @@ FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "classification_hel
 EXPECTED_TYPES = ["Availability", "Support", "Maintenance", "Data Protection", "Liability", "Termination",
                   "Confidentiality", "Governing Law", "Payment", "Service Credits", "Security", "Force Majeure",
                   "Audit Rights", "Insurance", "Assignment", "Change of Control", "Non-Compete", "Exclusivity",
-                  "Warranty", "Indemnification", "IP Ownership", "License Grant", "Termination for Convenience", "Subcontracting",
-                  "Other"]
+                  "Warranty", "Indemnification", "IP Ownership", "License Grant", "Termination for Convenience",
+                  "Subcontracting", "Non-Solicitation", "Other"]
 METHODS = {"hybrid", "heading", "embedding", "keyword", "abstain"}
 
 

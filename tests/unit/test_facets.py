@@ -22,6 +22,10 @@ def _names(question: str, types: list[str]) -> list[str]:
     ("哪些合同会自动续期？", ["Termination"], ["Renewal"]),
     ("Which suppliers may raise their prices?", ["Payment"], ["Price changes"]),
     ("Which suppliers must keep our data inside the country?", ["Data Protection"], ["International transfers"]),
+    ("Which agreements give us a price freeze?", ["Payment"], ["Fixed prices"]),
+    ("Which suppliers offer a discount for paying early?", ["Payment"], ["Early payment discount"]),
+    ("Which suppliers could owe us a penalty for delivering late?", ["Liability"], ["Liquidated damages"]),
+    ("Which suppliers must tell us before they add a subprocessor?", ["Data Protection"], ["Sub-processors"]),
     ("Which suppliers offer data residency?", ["Data Protection"], ["International transfers"]),
     ("Which suppliers charge interest on late payments?", ["Payment"], ["Late payment"]),
     ("Who has to delete our data when the contract ends?", ["Data Protection"], ["Deletion or return of data"]),
@@ -60,6 +64,15 @@ def test_the_clause_pattern_matches_the_clause_text_as_neo4j_reads_it():
     assert re.fullmatch(prices, "Thereafter the Supplier may adjust them once a year; an adjustment may not "
                                 "exceed 3 % of the previous price.")
     assert re.fullmatch(prices, "Fees for any renewal term may increase by no more than 5 % over the fees of the prior term.")
+    (fixed,) = facet_patterns(["Fixed prices"], ["Payment"])
+    assert re.fullmatch(fixed, "The prices in Annex 1 are fixed until 31 December 2024.")
+    (early,) = facet_patterns(["Early payment discount"], ["Payment"])
+    assert re.fullmatch(early, "The Customer is entitled to a 2 % discount if it pays within 14 days.")
+    assert not re.fullmatch(early, "Volume discounts apply to orders above 1,000 units.")
+    (late,) = facet_patterns(["Liquidated damages"], ["Liability"])
+    assert re.fullmatch(late, "乙方逾期交付的，每逾期一日按该批次服务费的千分之三向甲方支付违约金。")
+    assert re.fullmatch(late, "The Supplier shall pay 0.5% of the price for each day of delay.")
+    assert not re.fullmatch(late, "Neither party is liable for indirect or consequential losses.")
     (places,) = facet_patterns(["International transfers"], ["Data Protection"])
     assert re.fullmatch(places, "Quillon stores it in Canada and does not move it outside Canada.")
 

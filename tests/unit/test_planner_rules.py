@@ -1279,3 +1279,17 @@ def test_a_listing_of_contracts_by_what_a_clause_grants_names_its_type():
     assert p.params.types == ["Audit Rights"], p.why
     p = plan_question("Which suppliers must notify us of a change of ownership?", VOCAB)
     assert p.params.types == ["Change of Control"], p.why
+
+
+@pytest.mark.parametrize("question, intent", [
+    # the negated verb is the act the type restricts: who is bound by it
+    ("Which suppliers cannot subcontract?", Intent.PRESENCE),
+    ("Which suppliers cannot assign the contract?", Intent.PRESENCE),
+    ("Which suppliers can't poach our staff?", Intent.PRESENCE),
+    # any other verb, or our side, still asks who lacks the clause
+    ("Which suppliers can't provide 24/7 support?", Intent.GAP),
+    ("Which suppliers can't we audit?", Intent.GAP),
+    ("Which suppliers can we not terminate for convenience?", Intent.GAP),
+])
+def test_cannot_do_what_the_type_restricts_is_no_gap(question, intent):
+    assert plan_question(question, VOCAB).intent == intent
