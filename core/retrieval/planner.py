@@ -577,8 +577,8 @@ def _forbids_the_linked_act(word: str, type_links: dict[str, str]) -> bool:
     if not m or len(m.group(1)) < 4:
         return False
     verb = m.group(1).lower()
-    said = _type_words(type_links) + [m.group(1) for how in type_links.values()
-                                      if (m := re.match(r"meaning of '(.+?)' \(", how))]
+    said = _type_words(type_links) + [link.group(1) for how in type_links.values()
+                                      if (link := re.match(r"meaning of '(.+?)' \(", how))]
     return any(w[:5] == verb[:5] for w in re.findall(r"[a-z]{4,}", " ".join(said).lower()))
 
 

@@ -43,11 +43,13 @@ _ROUND_THE_CLOCK = re.compile(r"\b24\s*[/x×*]\s*7\b|\b7\s*[x×*]\s*24\b|7\s*[x�
 ROUND_THE_CLOCK_PATTERN = (r"(?is).*(?:(?<!\d)24\s*[/x×*]\s*7(?!\d)|(?<!\d)7\s*[x×*]\s*24(?!\d)|"
                            r"(?:a)?round[\s-]the[\s-]clock|24\s*hours?\s*a\s*day,?\s*(?:7|seven)\s*days|全天候).*")
 
+# a time said as later or sooner than another ("paying later than 30 days", "no later than", "sooner than 4 hours")
+_TIMING_WORDS = r"(?:not?\s+)?(?:later|earlier|sooner|faster|quicker|slower)\s+than"
 # a comparison before or after makes the number a bound ("at least 99.5%", "30 days or less")
 # the comparison words the spend reader knows, and those only durations take
 _COMPARED_BEFORE = re.compile(
     rf"(?:{GT}|{LT}|{ZH_GT}|{ZH_LT}|no less than|no more than|shorter than|longer than|minimum of|maximum of|[≤≥]|"
-    r"(?:not?\s+)?(?:later|earlier|sooner|faster|quicker|slower)\s+than|"
+    rf"{_TIMING_WORDS}|"
     r"最多|最少|不低于|不高于|不小于|不大于|不多于)\s*(?:of\s+|than\s+)?$", re.I)
 _COMPARED_AFTER = re.compile(r"^\s*(?:or\s+(?:less|more|fewer|shorter|longer|higher|lower|above|below|under|over)|"
                              r"and\s+(?:above|over|below|under)|\+|以上|以下|或以上|或以下|或更\w)", re.I)
@@ -229,7 +231,7 @@ def _quantities(q: str) -> tuple[Quantity, ...]:
     return tuple(found)
 
 
-_TIMING = re.compile(r"(?:not?\s+)?(?:later|earlier|sooner|faster|quicker|slower)\s+than\b", re.I)
+_TIMING = re.compile(_TIMING_WORDS + r"\b", re.I)
 
 
 def without_comparisons(text: str) -> str:

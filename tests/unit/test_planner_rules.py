@@ -206,9 +206,10 @@ def test_a_law_named_like_a_city_is_no_city_filter():
 
 
 def test_a_chinese_type_word_that_is_only_a_detail_of_the_topic_types_nothing():
-    # "逾期" (overdue, a payment word) is one detail of "late-delivery penalties": searched, not typed
+    # "逾期" (overdue, a payment word) is one detail of "late-delivery penalties", no Payment clause;
+    # the penalty for late delivery as a whole is Liability's liquidated-damages detail
     p = plan_question("高支出供应商中关于逾期交货违约金的条款", VOCAB)
-    assert not p.params.types and p.params.text == "逾期交货违约金" and p.mode == Mode.RELAY
+    assert p.params.types == ["Liability"] and p.params.facets == ["Liquidated damages"], p.params
     # a type word that is the topic still types it
     assert plan_question("关于付款的条款", VOCAB).params.types == ["Payment"]
 
