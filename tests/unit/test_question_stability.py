@@ -19,7 +19,7 @@ SETS = {
     "tests/fixtures/paraphrase_corpus": ["paraphrase-corpus2", "probe-corpus2", "probe-corpus2-2", "probe-corpus2-3",
                                          "probe-corpus2-4", "probe-corpus2-5", "probe-corpus2-zh"],
     "tests/fixtures/sourcing_corpus": ["probe-sourcing", "probe-sourcing-2"],
-    "tests/fixtures/campus_corpus": ["probe-campus", "probe-campus-2"],
+    "tests/fixtures/campus_corpus": ["probe-campus", "probe-campus-2", "probe-campus-3"],
 }
 
 
