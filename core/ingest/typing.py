@@ -238,8 +238,8 @@ def _not_convenience(labels: list[ProvisionLabel]) -> list[ProvisionLabel]:
     names the cause that allows the ending (`names_a_cause`: "may then terminate on 60 days' notice"
     after a change of control, a breach, an insolvency, a price increase) is review evidence, not that
     type: the provision model, trained on few such sentences, scores them high. The sentence is a
-    Termination provision all the same: a notice that ends the agreement. (Of the 53 CUAD dev excerpts lawyers marked Termination for
-    Convenience, 2 name such a cause without a no-cause phrase.)"""
+    Termination provision all the same: a notice that ends the agreement. (Of the 53 CUAD dev excerpts
+    lawyers marked Termination for Convenience, 2 name such a cause without a no-cause phrase.)"""
     out, ended = [], []
     for lab in labels:
         if lab.type == TERMINATION_FOR_CONVENIENCE and lab.confident and (

@@ -129,6 +129,11 @@ def _unit_pattern(unit: str) -> str:
     return f"(?:{en}|{zh})"
 
 
+def _figure_of(numbers: str, unit: str) -> str:
+    """The numbers, then "(24)" after words or nothing, then the unit: "twenty-four (24) hours", "99.9 %"."""
+    return f"{numbers}(?:\\s*\\(\\d+(?:\\.\\d+)?\\))?{_unit_pattern(unit)}"
+
+
 def _dating(q: str, start: int, end: int) -> bool:
     return bool(_DATING_BEFORE.search(q[max(0, start - 30):start]) or _DATING_AFTER.match(q[end:end + 20]))
 
@@ -162,6 +167,10 @@ class _Comparison:
     start: int       # where the question's comparison begins
     end: int         # ... and ends
 
+    def holds(self, n: float, bound: float) -> bool:
+        """Whether n lies on the bound's side ("at least 30": 30 and more; "more than 30": not 30)."""
+        return not self.strict if n == bound else (n > bound) == self.greater
+
 
 def _comparison(q: str, start: int, end: int) -> _Comparison | None:
     """The comparison a number's words make a bound ("at least 99.5%", "30 days or less"), if any."""
@@ -188,10 +197,9 @@ def _bound_pattern(value: float, unit: str, c: _Comparison) -> str:
         if bound < 0.01 and not c.greater:
             continue
         bound = round(bound, 4)
-        spelled = [n for n in range(1, 100) if (n > bound if c.strict else n >= bound)] if c.greater else \
-            [n for n in range(1, 100) if (n < bound if c.strict else n <= bound)]
+        spelled = [n for n in range(1, 100) if c.holds(n, bound)]
         numbers = [bound_pattern(bound, c.greater, c.strict), *(w for n in spelled for w in _in_words(n))]
-        ways.append(f"(?:{'|'.join(numbers)})(?:\\s*\\(\\d+(?:\\.\\d+)?\\))?{_unit_pattern(other)}")
+        ways.append(_figure_of(f"(?:{'|'.join(numbers)})", other))
     return f"(?is).*(?:{'|'.join(ways)}).*"
 
 
@@ -224,8 +232,7 @@ def _quantities(q: str) -> tuple[Quantity, ...]:
             found.append(Quantity(q[compared.start:compared.end].strip(), _bound_pattern(value, unit, compared),
                                   m.span()))
         else:
-            # "(24)" after the words, or a bare "%" : the same number either way
-            pattern = f"(?is).*{_spellings(value)}(?:\\s*\\(\\d+(?:\\.\\d+)?\\))?{_unit_pattern(unit)}.*"
+            pattern = f"(?is).*{_figure_of(_spellings(value), unit)}.*"
             found.append(Quantity(m.group(0).strip(), pattern, m.span()))
         taken.append(m.span())
     return tuple(found)
@@ -239,10 +246,10 @@ def without_comparisons(text: str) -> str:
     days"): what the clause is about reads the same either way, and the comparison words only blur
     its meaning."""
     for x in sorted(question_quantities(text), key=lambda x: -x.span[0]):
-        bare = text[x.span[0]:x.span[1]]
-        i = text.find(x.text)
         if _TIMING.match(x.text):
             continue   # "paying later than 30 days" is about paying late: the words say what, not how much
+        bare = text[x.span[0]:x.span[1]]
+        i = text.find(x.text)
         if x.text != bare.strip() and i >= 0:
             text = text[:i] + bare + text[i + len(x.text):]
     return text
