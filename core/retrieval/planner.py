@@ -1337,7 +1337,8 @@ def read_conditions(f: QuestionFacts, rest: str, vocab: Vocabulary) -> QuestionF
                 f.summing = f.asks_spend = False
         if f.negated and tname and not _negated(f.q, f.linked["clause_types"], _about_companies(f) or _about_holders(f.q)):
             f.negated = False   # "terminate without cause": the words that named the type
-            f.linked["negation"] = "part of the words that named the clause type: not a gap question"
+            f.linked["negation"] = ("part of the words that named the clause type, or the act that type forbids "
+                                    "(\"cannot subcontract\"): not a gap question")
     elif len(f.types) > 1:
         _drop_time_condition_types(f)
         _drop_types_inside_details(f)
