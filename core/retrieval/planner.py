@@ -44,6 +44,9 @@ _NEGATED_VERB = (r"(?:(?:do|does|did|can|could|may|will|would|should|must|have|h
 NEGATED_VERB = re.compile(_NEGATED_VERB, re.I)
 # "which suppliers may not transfer our data abroad?": a prohibition the contract states, not a
 # missing clause ("may we not", "can we not", "do not" still negate)
+# why a negation linked with the type asks for no gap ("terminate without cause", "cannot subcontract")
+NOT_A_GAP_NOTE = ("part of the words that named the clause type, or the act that type forbids (\"cannot subcontract\"): "
+                  "not a gap question")
 PROHIBITION = re.compile(r"(?:may|must|shall)\s+not\s|mustn't\s|shan't\s", re.I)
 OUR_SIDE = re.compile(r"\b(?:we|us|i|me)\b|我们|我方", re.I)
 PROHIBITED_UNLESS = re.compile(_NEGATED_VERB + r"\b[^.?!;]{0,80}?\bwithout\b", re.I)
@@ -1337,8 +1340,7 @@ def read_conditions(f: QuestionFacts, rest: str, vocab: Vocabulary) -> QuestionF
                 f.summing = f.asks_spend = False
         if f.negated and tname and not _negated(f.q, f.linked["clause_types"], _about_companies(f) or _about_holders(f.q)):
             f.negated = False   # "terminate without cause": the words that named the type
-            f.linked["negation"] = ("part of the words that named the clause type, or the act that type forbids "
-                                    "(\"cannot subcontract\"): not a gap question")
+            f.linked["negation"] = NOT_A_GAP_NOTE
     elif len(f.types) > 1:
         _drop_time_condition_types(f)
         _drop_types_inside_details(f)
