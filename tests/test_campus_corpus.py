@@ -49,3 +49,16 @@ def test_their_software_is_what_the_licence_covers_not_a_sector(campus):
     result = ask("Which suppliers give us a licence to use their software?")
     assert not result.plan.params.industries, result.plan
     assert _companies(result) == {QUILLON, CORVID}, result.answer
+
+
+def test_provisions_said_in_so_many_words_are_found_in_a_letter_and_in_final_provisions(campus):
+    # Hanseatic's "This Agreement is subject to the law of the Federal Republic of Germany" sits in
+    # "Final Provisions" beside amendments; the models score it low, its words are plain
+    result = ask("Which suppliers lack a governing law clause?")
+    assert not {HANSEATIC, BRIGHTWATER} & _companies(result), result.answer
+    # Brightwater's letter: "approach any of our catering staff with an offer of employment" and
+    # "We may check your till records"
+    result = ask("Which suppliers have a non-solicitation clause?")
+    assert {BRIGHTWATER, CORVID} <= _companies(result), result.answer
+    result = ask("Which suppliers have an audit clause?")
+    assert BRIGHTWATER in _companies(result), result.answer

@@ -12,6 +12,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SOURCING = ROOT / "tests" / "fixtures" / "sourcing_corpus"
 ORCHARD, BLUEWATER, VIREO = "Orchard Linen Services Ltd", "Bluewater Networks Inc.", "Vireo Cloud B.V."
 KESTREL, PINECREST = "Kestrel Freight Pty Ltd", "Pinecrest Staffing LLC"
+QIMING = "Shenzhen Qiming Medical Devices Co. Ltd."
 
 
 sourcing = corpus_graph(SOURCING)
@@ -62,3 +63,17 @@ def test_a_supplier_bought_by_a_competitor_is_a_change_of_control(sourcing):
     result = ask("Which agreements can we end if the supplier is bought by a competitor?")
     assert result.plan.params.facets == ["Change of control"], result.plan
     assert _companies(result) == {VIREO, KESTREL}, result.answer
+
+
+def test_provisions_said_in_so_many_words_are_found_in_any_section(sourcing):
+    # Orchard's force majeure has no name ("events beyond its reasonable control") and sits in
+    # "General" beside a subcontracting consent: both are types of the clause
+    result = ask("Which contracts have a force majeure clause?")
+    assert ORCHARD in _companies(result), result.answer
+    force_majeure = next(e for e in result.evidence if e.company == ORCHARD)
+    assert "beyond its reasonable control" in force_majeure.text, force_majeure
+    result = ask("Which suppliers need our consent before subcontracting?")
+    assert {ORCHARD, KESTREL, VIREO} <= _companies(result), result.answer
+    # Bluewater's and Qiming's response times sit in an availability paragraph and a warranty article
+    result = ask("Which suppliers have a support clause?")
+    assert {BLUEWATER, QIMING} <= _companies(result), result.answer

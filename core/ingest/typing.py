@@ -37,11 +37,13 @@ import numpy as np
 from core.ingest.classifier import ABSTAINED, REVIEW_THRESHOLD, Classification, clean_title, get_classifier
 from core.ingest.headings import short_title
 from core.ingest.provisions import DEFINITION, METHOD_SENTENCE, ProvisionLabel, get_provision_classifier, split_sentences
+from core.ingest.wording import (NON_RENEWAL, TERMINATION, TERMINATION_FOR_CONVENIENCE, in_so_many_words,
+                                 names_a_cause)
 from core.taxonomy import OTHER, load_taxonomy
 from core.zh_script import cjk_share
 
 # bumped when a typing rule changes what is stored, so re-ingest re-types what was stored before
-TYPING_RULES = 4
+TYPING_RULES = 5
 METHOD_MANUAL = "manual"
 METHOD_NONE = "none"      # the Other edge of a clause in which nothing was found
 # How much likelier than its section's own type a sentence (read alone) must be of a weakly
@@ -222,16 +224,6 @@ def _with_provision(lab: TypeLabel, p: ProvisionLabel | None) -> TypeLabel:
     return dataclasses.replace(lab, start=p.start, end=p.end)
 
 
-TERMINATION, TERMINATION_FOR_CONVENIENCE = "Termination", "Termination for Convenience"
-# a renewal term that goes on unless notice is given, or a notice of non-renewal: ending the agreement
-# at the close of such a period is a non-renewal, which CUAD's lawyers label apart ("Notice Period to
-# Terminate Renewal") and the product's readers do not count as termination for convenience either
-# (a termination right "during the initial term or any renewal term" is no such sentence)
-NON_RENEWAL = re.compile(r"\bnon-?renewal\b|\bnot\s+to\s+renew\b|"
-                         r"\b(?:renew\w*|successive|continu\w*|extend\w*)\b[^.;]{0,120}\bunless\b|"
-                         r"\bunless\b[^.;]{0,120}\brenew\w*|不再续|自动续|自动延续|自动顺延", re.I)
-
-
 def _not_convenience(labels: list[ProvisionLabel]) -> list[ProvisionLabel]:
     """A Termination for Convenience found in a sentence about a renewal term ("continues for
     successive periods of two years unless terminated with twelve months' notice") or in one that
@@ -251,116 +243,6 @@ def _not_convenience(labels: list[ProvisionLabel]) -> list[ProvisionLabel]:
     if ended and not any(lab.type == TERMINATION and lab.confident for lab in out):
         out.append(ended[0])   # last: the clause's Termination label (`combine` reads one per type, the last)
     return out
-
-
-# A right to end the agreement with no cause, said in so many words. The CUAD-trained reader scores
-# supplier wording low ("Either of us may bring this arrangement to an end by giving the other not less
-# than three months' written notice, for any reason": 0.10 against a threshold of 0.11) and never reads
-# Chinese; the words themselves are what a reviewer looks for. A right ("may", "is entitled to", 可以 /
-# 有权) to terminate, cancel or end, and either a no-cause phrase ("for convenience", "without cause",
-# "for any reason", "at will", 无理由), "at any time" with a notice, or a notice period with no condition
-# ("on ninety days' written notice"; not "if the other party ...") and no cause named (breach,
-# insolvency, a change of control, force majeure, expiry, a price increase); never a non-renewal (NON_RENEWAL).
-# On CUAD's dev split such a sentence is in 28 contracts, 26 of them labelled Termination for Convenience.
-_END_VERB = r"(?:terminat\w*|cancel\w*|end\b|bring\s+(?:\w+\s+){0,3}to\s+(?:an\s+end|a\s+close)|withdraw\w*\s+from)"
-_A_RIGHT_TO_END = re.compile(
-    r"(?:\bmay|\bcan|\bshall\s+(?:have|be\s+entitled)\s+(?:the\s+right\s+)?to|\b(?:is|are)\s+entitled\s+to|"
-    r"\bha(?:s|ve)\s+the\s+right\s+to|\breserves?\s+the\s+right\s+to|\b(?:is|are)\s+free\s+to)\s+"
-    r"(?:[\w,()'’]+\s+){0,12}?" + _END_VERB + r"|(?:可以|可|有权|得以|希望|要求)[^。；]{0,20}?(?:解除|终止|结束)", re.I)
-_NO_CAUSE_NAMED = re.compile(r"for\s+(?:its\s+|their\s+)?convenience|without\s+cause|无理由", re.I)
-_NO_CAUSE = re.compile(
-    r"for\s+any\s+(?:or\s+no\s+)?reason|for\s+no\s+reason|at\s+will|"
-    r"without\s+(?:giving|stating|assigning|having\s+to\s+give|the\s+need\s+to\s+give)\s+(?:a\s+|any\s+)?reasons?|"
-    r"无需(?:任何)?理由|不需(?:要)?(?:说明)?(?:任何)?理由|随时解除|"
-    r"at\s+any\s+time\b[^.;]{0,80}\b(?:notice|days|months|weeks)\b|\b(?:notice|days|months|weeks)\b[^.;]{0,40}\bat\s+any\s+time\b",
-    re.I)
-_PERIOD = r"(?:\d+|[a-z]+(?:[\s-][a-z]+)?)\s*(?:\(\d+\)\s*)?"
-_NOTICE_PERIOD = re.compile(
-    r"\b" + _PERIOD + r"(?:calendar\s+|business\s+|working\s+)?(?:days?|weeks?|months?)['’]?\s*(?:\(\d+\)\s*)?"
-    r"(?:prior\s+|advance\s+|written\s+)*notice|notice\s+of\s+(?:at\s+least\s+|not\s+less\s+than\s+)?" + _PERIOD +
-    r"(?:days?|weeks?|months?)|提前\s*[\d一二两三四五六七八九十百]+\s*(?:个)?(?:工作)?(?:日|天|个月|周)", re.I)
-_CONDITION = re.compile(r"\b(?:if|in\s+the\s+event|upon\s+the\s+occurrence|should|where|in\s+case|unless|provided\s+that|"
-                        r"following|after)\b|如果|若|如|在.{0,10}情况下", re.I)
-_A_CAUSE = re.compile(r"\b(?:breach\w*|default\w*|insolven\w*|bankrupt\w*|fail\w*\s+to|violat\w*|cause\b|"
-                      r"change\s+of\s+control|acquir\w*|liquidat\w*|receiver|force\s+majeure|expir\w*|increase[sd]?)|"
-                      r"违约|违反|破产|清算|不可抗力|届满|涨价|提价|上调", re.I)
-METHOD_WORDING = "wording"
-WORDING_CONFIDENCE = 0.9
-
-
-_EXPIRY = re.compile(r"\bexpir\w*|届满", re.I)
-_ANOTHER_RIGHT = re.compile(r",?\s+or\s+|;\s*", re.I)
-
-
-def names_a_cause(sentence: str) -> bool:
-    """Whether the sentence names what allows an ending (a breach, an insolvency, a change of control)
-    and no phrase that says no cause is needed ("for convenience", "for any reason"). Not a cause: the
-    end of a period ("with three months' notice after the minimum term has expired"), nor one of two
-    rights when the other ends without cause ("on six months' notice, or immediately if the other party
-    commits a material breach")."""
-    bare = _EXPIRY.sub(" ", sentence)
-    if _NO_CAUSE_NAMED.search(sentence) or _NO_CAUSE.search(sentence) or not _A_CAUSE.search(bare):
-        return False
-    return not any(ends_without_cause(part) for part in _ANOTHER_RIGHT.split(bare))
-
-
-def ends_without_cause(sentence: str) -> bool:
-    """Whether the sentence grants a right to end the agreement with no cause, in so many words."""
-    if not _A_RIGHT_TO_END.search(sentence) or NON_RENEWAL.search(sentence):
-        return False
-    if _NO_CAUSE_NAMED.search(sentence):
-        return True
-    if _A_CAUSE.search(sentence):
-        return False
-    return bool(_NO_CAUSE.search(sentence) or (_NOTICE_PERIOD.search(sentence) and not _CONDITION.search(sentence)))
-
-
-def _in_so_many_words(type_name: str, reads: Callable[[str], bool], hint: re.Pattern, text: str,
-                      labels: list[ProvisionLabel]) -> list[ProvisionLabel]:
-    """The clause's labels with `type_name` for the first sentence that `reads` as one in so many
-    words, unless a confident one is there (`hint`: a word no such sentence lacks, checked first)."""
-    if any(lab.type == type_name and lab.confident for lab in labels) or not hint.search(text):
-        return labels
-    for a, b in split_sentences(text):
-        if reads(text[a:b]):
-            found = ProvisionLabel(type_name, WORDING_CONFIDENCE, a, b, text[a:b], METHOD_WORDING)
-            return [lab for lab in labels if lab.type != type_name] + [found]
-    return labels
-
-
-def _convenience_in_so_many_words(text: str, labels: list[ProvisionLabel]) -> list[ProvisionLabel]:
-    """With a Termination for Convenience for a right to end without cause in so many words
-    (`ends_without_cause`); no right to end anywhere, no sentence to read."""
-    return _in_so_many_words(TERMINATION_FOR_CONVENIENCE, ends_without_cause, _A_RIGHT_TO_END, text, labels)
-
-
-# A service credit, said in so many words: a credit, rebate or deduction of a share of the fees when a
-# service level is missed ("If availability falls below that level, Customer will receive a credit of 10% of
-# the monthly fee"; "the Carrier shall rebate 3% of that month's freight charges" for each month it delivers
-# less than 97% on time). The provision model learned this weak type from headings, and the section
-# classifier reading such a sentence alone leans to Payment or Availability (its money and its level);
-# the three parts together are what a reviewer recognises.
-SERVICE_CREDITS = "Service Credits"
-_A_REMEDY = re.compile(r"\b(?:credit(?:s|ed)?|rebat\w*|deduct\w*|reduc\w*|refund\w*)\b|抵扣|抵减|减免|扣减|返还", re.I)
-_A_SHARE_OF_FEES = re.compile(
-    r"(?:\d+(?:\.\d+)?\s*(?:%|％|per\s*cent\b|percent\b))[^.;。；]{0,80}?\b(?:fees?|charges?|prices?|invoice\w*)\b|"
-    r"(?:\d+(?:\.\d+)?\s*(?:%|％))[^。；]{0,30}?(?:费用|服务费|月费|价款)|(?:费用|服务费|月费|价款)[^。；]{0,20}?\d+(?:\.\d+)?\s*(?:%|％)", re.I)
-_A_LEVEL_MISSED = re.compile(
-    r"\b(?:falls?\s+(?:short|below)|fails?\s+to\s+(?:meet|achieve|reach)|miss(?:es|ed)?|not\s+(?:met|achieved)|"
-    r"shortfall)\b|\b(?:below|less\s+than|under)\s+(?:\d+(?:\.\d+)?\s*(?:%|per\s*cent|percent)|"
-    r"(?:the|that|its|any|a)\s+(?:\w+\s+)?(?:level|target|threshold|commitment|standard))|低于|未达到|未能达到|未达", re.I)
-
-
-def credits_a_missed_level(sentence: str) -> bool:
-    """Whether the sentence grants a credit of a share of the fees for a missed service level."""
-    if DEFINITION.match(clean_title(sentence)):
-        return False
-    return bool(_A_REMEDY.search(sentence) and _A_SHARE_OF_FEES.search(sentence) and _A_LEVEL_MISSED.search(sentence))
-
-
-def _credits_in_so_many_words(text: str, labels: list[ProvisionLabel]) -> list[ProvisionLabel]:
-    """With a Service Credits for a credit granted in so many words (`credits_a_missed_level`)."""
-    return _in_so_many_words(SERVICE_CREDITS, credits_a_missed_level, _A_REMEDY, text, labels)
 
 
 class ClauseTyper:
@@ -410,8 +292,7 @@ class ClauseTyper:
             # to read a sentence against: "payment" in a payment processor's services is no payment term.
             provisions = self._sentences_read_alone(items, [i for i in english if sections[i].type != OTHER],
                                                     sections, provisions, embedder, names=self._weak_types_named)
-        provisions = [_convenience_in_so_many_words(text, labels) for (_t, text), labels in zip(items, provisions)]
-        provisions = [labels if sec.type == SERVICE_CREDITS else _credits_in_so_many_words(text, labels)
+        provisions = [in_so_many_words(text, sec.type, labels)
                       for (_t, text), sec, labels in zip(items, sections, provisions)]
         return [combine(s, p) for s, p in zip(sections, provisions)]
 

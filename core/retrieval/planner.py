@@ -485,12 +485,12 @@ def _without_agreement_name(rest: str, agreements: dict[str, str] | None) -> str
 
 def _type_words(type_links: dict[str, str]) -> list[str]:
     """The words that named or described each linked type ("name 'liability'" -> liability; a
-    misspelt one as typed)."""
+    misspelt one as typed; a detail of it: "cannot subcontract")."""
     words = []
     for how in type_links.values():
         head, _, narrowed = how.partition(", narrowed by '")
-        if m := re.fullmatch(r"(?:name|keyword|topic) '(.+)'|spelling '(.+?)' read as '.+'", head):
-            words.append(m.group(1) or m.group(2))
+        if m := re.fullmatch(r"(?:name|keyword|topic) '(.+)'|spelling '(.+?)' read as '.+'|detail '(.+)' of the type", head):
+            words.append(m.group(1) or m.group(2) or m.group(3))
         if narrowed:   # "keyword '解除', narrowed by '无理由'": the narrowing words named the type too
             words.append(narrowed.removesuffix("'"))
     return words
@@ -795,6 +795,14 @@ def _unlink_inside_a_detail(f: QuestionFacts, text: str) -> None:
     if detail and detail[0] <= word[0] and word[1] <= detail[1] and detail[1] - detail[0] > word[1] - word[0]:
         f.types = []
         f.linked.pop("clause_types", None)
+
+
+def _negation_named_the_type(f: QuestionFacts) -> None:
+    """A question read as a gap whose negation is in the words that named its type ("terminate
+    without cause", "cannot subcontract") asks who has the clause."""
+    if f.negated and not _negated(f.q, f.linked["clause_types"], _about_companies(f) or _about_holders(f.q)):
+        f.negated = False
+        f.linked["negation"] = NOT_A_GAP_NOTE
 
 
 def _link_by_facet(f: QuestionFacts, text: str) -> str | None:
@@ -1322,6 +1330,7 @@ def read_conditions(f: QuestionFacts, rest: str, vocab: Vocabulary) -> QuestionF
         # a detail of a type named in its own words ("which agreements continue automatically?",
         # "哪些合同规定了涨价的条件？"), as precise as a keyword
         f.topic = None
+        _negation_named_the_type(f)   # "cannot subcontract": the detail is the restriction
     elif not f.types and _meaning_may_name_type(f):
         # a type's own keyword in what the question asks for (not in its condition) first,
         # then (English only) the meaning of the rest of the question
@@ -1338,9 +1347,8 @@ def read_conditions(f: QuestionFacts, rest: str, vocab: Vocabulary) -> QuestionF
             f.topic = None
             if CLAUSE_WORDS.search(f.q):   # "clauses that limit how much a supplier pays": no spend figure
                 f.summing = f.asks_spend = False
-        if f.negated and tname and not _negated(f.q, f.linked["clause_types"], _about_companies(f) or _about_holders(f.q)):
-            f.negated = False   # "terminate without cause": the words that named the type
-            f.linked["negation"] = NOT_A_GAP_NOTE
+        if tname:
+            _negation_named_the_type(f)   # "terminate without cause": the words that named the type
     elif len(f.types) > 1:
         _drop_time_condition_types(f)
         _drop_types_inside_details(f)

@@ -157,7 +157,8 @@ def test_a_chinese_notice_period_termination_is_a_second_type_of_its_termination
     section's Termination, but not clearly (not SECTION_CONTEXT_ODDS times as likely), which made it
     review evidence only; its wording (a right to end on notice, no cause named) makes it the type,
     with that sentence as its evidence, beside the section's Termination."""
-    from core.ingest.typing import METHOD_WORDING, get_clause_typer
+    from core.ingest.typing import get_clause_typer
+    from core.ingest.wording import METHOD_WORDING
 
     got = get_clause_typer().type_one(
         "第五条 合同的解除", "任何一方可提前三十日书面通知对方解除本合同。一方严重违约的，守约方有权立即解除本合同。")
@@ -304,7 +305,8 @@ def test_a_termination_for_convenience_read_in_a_non_renewal_sentence_is_review_
 
 def test_a_termination_for_convenience_read_in_a_sentence_that_names_the_cause_is_review_evidence():
     from core.ingest.provisions import ProvisionLabel
-    from core.ingest.typing import _not_convenience, names_a_cause
+    from core.ingest.typing import _not_convenience
+    from core.ingest.wording import names_a_cause
 
     def label(sentence):
         return ProvisionLabel("Termination for Convenience", 0.4, 0, len(sentence), sentence, "sentence")
@@ -347,13 +349,14 @@ def test_a_termination_for_convenience_read_in_a_sentence_that_names_the_cause_i
     ("本协议有效期届满前三十日，任何一方可以书面通知对方终止续约。", False),
 ])
 def test_a_right_to_end_without_cause_is_read_in_so_many_words(sentence, ends):
-    from core.ingest.typing import ends_without_cause
+    from core.ingest.wording import ends_without_cause
 
     assert ends_without_cause(sentence) is ends
 
 
 def test_a_termination_for_convenience_in_so_many_words_is_a_type_of_the_clause(embedder):
-    from core.ingest.typing import METHOD_WORDING, get_clause_typer
+    from core.ingest.typing import get_clause_typer
+    from core.ingest.wording import METHOD_WORDING
 
     # the CUAD-trained reader scores this 0.10 against its threshold of 0.11, the section reader Termination
     text = ("6. Either of us may bring this arrangement to an end by giving the other not less than three "
@@ -380,13 +383,14 @@ def test_a_termination_for_convenience_in_so_many_words_is_a_type_of_the_clause(
     ("Prices are reduced by 2% of the list price if an order is for less than 100 units.", False),
 ])
 def test_a_service_credit_is_read_in_so_many_words(sentence, credits):
-    from core.ingest.typing import credits_a_missed_level
+    from core.ingest.wording import credits_a_missed_level
 
     assert credits_a_missed_level(sentence) is credits
 
 
 def test_a_service_credit_in_so_many_words_is_a_second_type_of_a_service_level_clause(embedder):
-    from core.ingest.typing import METHOD_WORDING, get_clause_typer
+    from core.ingest.typing import get_clause_typer
+    from core.ingest.wording import METHOD_WORDING
 
     text = ("The Platform will be available 99.9% of the time in each calendar month. If availability falls below "
             "that level, Customer will receive a credit of 10% of the monthly fee for the affected month.")
@@ -419,3 +423,21 @@ def test_a_definition_adds_no_type_of_what_it_defines(embedder):
     from core.ingest.typing import get_clause_typer
 
     assert get_clause_typer().type_one("Definitions", DEFINITIONS).types == ["Other"]
+
+
+def test_a_general_section_holds_what_its_sentences_say_in_so_many_words(embedder):
+    """A boilerplate section whose provisions the models score low: each is a type of the clause, with its
+    sentence as evidence."""
+    from core.ingest.typing import get_clause_typer
+    from core.ingest.wording import METHOD_WORDING
+
+    text = ("(a) The Contractor shall not subcontract any of the Works without the Employer's prior written consent.\n"
+            "(b) Neither party is liable for a failure to perform caused by events outside its reasonable control.\n"
+            "(c) This contract is subject to the laws of the Republic of Austria.\n"
+            "(d) Neither party shall solicit the other party's site engineers during the term.")
+    got = get_clause_typer().type_one("General", text)
+    found = {lab.type: text[lab.start:lab.end] for lab in got.labels if lab.span}
+    for type_name, opening in [("Subcontracting", "(a)"), ("Force Majeure", "(b)"), ("Governing Law", "(c)"),
+                               ("Non-Solicitation", "(d)")]:
+        assert found[type_name].startswith(opening), (type_name, got.labels)
+    assert any(lab.method == METHOD_WORDING for lab in got.labels)
