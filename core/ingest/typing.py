@@ -37,13 +37,13 @@ import numpy as np
 from core.ingest.classifier import ABSTAINED, REVIEW_THRESHOLD, Classification, clean_title, get_classifier
 from core.ingest.headings import short_title
 from core.ingest.provisions import DEFINITION, METHOD_SENTENCE, ProvisionLabel, get_provision_classifier, split_sentences
-from core.ingest.wording import (NON_RENEWAL, TERMINATION, TERMINATION_FOR_CONVENIENCE, in_so_many_words,
-                                 names_a_cause)
+from core.ingest.wording import (NON_RENEWAL, TERMINATION, TERMINATION_FOR_CONVENIENCE, ends_on_a_condition,
+                                 in_so_many_words, names_a_cause)
 from core.taxonomy import OTHER, load_taxonomy
 from core.zh_script import cjk_share
 
 # bumped when a typing rule changes what is stored, so re-ingest re-types what was stored before
-TYPING_RULES = 5
+TYPING_RULES = 6
 METHOD_MANUAL = "manual"
 METHOD_NONE = "none"      # the Other edge of a clause in which nothing was found
 # How much likelier than its section's own type a sentence (read alone) must be of a weakly
@@ -228,14 +228,15 @@ def _not_convenience(labels: list[ProvisionLabel]) -> list[ProvisionLabel]:
     """A Termination for Convenience found in a sentence about a renewal term ("continues for
     successive periods of two years unless terminated with twelve months' notice") or in one that
     names the cause that allows the ending (`names_a_cause`: "may then terminate on 60 days' notice"
-    after a change of control, a breach, an insolvency, a price increase) is review evidence, not that
-    type: the provision model, trained on few such sentences, scores them high. The sentence is a
-    Termination provision all the same: a notice that ends the agreement. (Of the 53 CUAD dev excerpts
-    lawyers marked Termination for Convenience, 2 name such a cause without a no-cause phrase.)"""
+    after a change of control, a breach, an insolvency, a price increase) or makes it wait on an event
+    (`ends_on_a_condition`: "if availability falls below 92%") is review evidence, not that type: the
+    provision model, trained on few such sentences, scores them high. The sentence is a Termination
+    provision all the same: a notice that ends the agreement. (Of the 53 CUAD dev excerpts lawyers marked
+    Termination for Convenience, 2 name such a cause without a no-cause phrase.)"""
     out, ended = [], []
     for lab in labels:
         if lab.type == TERMINATION_FOR_CONVENIENCE and lab.confident and (
-                NON_RENEWAL.search(lab.sentence) or names_a_cause(lab.sentence)):
+                NON_RENEWAL.search(lab.sentence) or names_a_cause(lab.sentence) or ends_on_a_condition(lab.sentence)):
             out.append(dataclasses.replace(lab, confident=False))
             ended.append(dataclasses.replace(lab, type=TERMINATION))
         else:
@@ -243,6 +244,16 @@ def _not_convenience(labels: list[ProvisionLabel]) -> list[ProvisionLabel]:
     if ended and not any(lab.type == TERMINATION and lab.confident for lab in out):
         out.append(ended[0])   # last: the clause's Termination label (`combine` reads one per type, the last)
     return out
+
+
+def _convenience_is_termination(labels: list[ProvisionLabel]) -> list[ProvisionLabel]:
+    """A right to end without cause is a termination provision too (the taxonomy's Termination is every
+    provision on ending the agreement): "Either of us may end this agreement for any reason, or for no
+    reason, on 30 days' written notice" was the only ending a purchase order had, and it lacked Termination."""
+    tfc = next((lab for lab in labels if lab.type == TERMINATION_FOR_CONVENIENCE and lab.confident), None)
+    if tfc is None or any(lab.type == TERMINATION and lab.confident for lab in labels):
+        return labels
+    return labels + [dataclasses.replace(tfc, type=TERMINATION)]
 
 
 class ClauseTyper:
@@ -292,7 +303,7 @@ class ClauseTyper:
             # to read a sentence against: "payment" in a payment processor's services is no payment term.
             provisions = self._sentences_read_alone(items, [i for i in english if sections[i].type != OTHER],
                                                     sections, provisions, embedder, names=self._weak_types_named)
-        provisions = [in_so_many_words(text, sec.type, labels)
+        provisions = [_convenience_is_termination(in_so_many_words(text, sec.type, labels))
                       for (_t, text), sec, labels in zip(items, sections, provisions)]
         return [combine(s, p) for s, p in zip(sections, provisions)]
 

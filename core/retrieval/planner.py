@@ -30,7 +30,7 @@ from core.retrieval.linking import (CJK, STOPWORDS, alias_map, fuzzy_values, lex
                                     link_company_spans, link_sla_ids, mask_spans, match_values, normalize,
                                     region_countries)
 from core.retrieval.quantities import question_quantities, without_comparisons
-from core.retrieval.spend_terms import (SPEND_DOWN, SPEND_UP, SUM_WORDS, SpendFacts, parse_spend, parse_year, parse_years,
+from core.retrieval.spend_terms import (SPEND_DOWN, SPEND_UP, SPEND_WORDS, SUM_WORDS, SpendFacts, parse_spend, parse_year, parse_years,
                                          read_spend_question)
 from core.retrieval.type_links import TOPIC, link_clause_types, narrowed_types
 from core.types import RETRIEVAL_MODES, SEARCH_MODES, Intent, Mode, Plan, PlanParams
@@ -58,7 +58,7 @@ NEGATION = re.compile(
     r"缺少|缺乏|没(?!收)|无|未包含|不包含|缺失|未约定|找不到|不含|不包括|未包括|未写|未规定|尚未|还未|未签|未提|未涉及", re.I)
 # "count" only as a verb or noun of counting ("what does not count against uptime" counts nothing);
 # "是多少" asks for a value ("the liability cap is how much"), not a count
-COUNT_WORDS = re.compile(r"\b(how many|number of|count)\b(?!\s+(?:against|towards?|as|for)\b)|(?<![是为])多少|(?<!哪)几(?:个|家|份|条|项)|数量",
+COUNT_WORDS = re.compile(r"\b(how many|number of|count)\b(?!\s+(?:against|towards?|as|for)\b)|(?<![是为])多少(?!钱|美元|欧元|英镑|日元|人民币|元|金额|费用|支出|采购额)|(?<!哪)几(?:个|家|份|条|项)|数量",
                          re.I)
 # "in total" in Chinese: a sum of money, or of things counted ("一共有多少家供应商": a count)
 TOTAL_ZH = re.compile(r"一共|总计|合计|总共")
@@ -198,6 +198,10 @@ ZH_HEADED_BY_COMPANIES = re.compile(r"的[\u4e00-\u9fff\s]{0,6}?(?:供应商|公
 ZH_ASKS_FOR_CLAUSES = re.compile(r"(?:条款|规定|条文)(?:都|分别)?(?:有哪些|包括哪些|是哪些)|哪些(?:条款|规定|条文)")
 ZH_NAMES_COMPANIES = re.compile(r"(?:哪些|哪家|哪几家|哪个|几家|多少家)(?:[\u4e00-\u9fff]{0,4}?)(?:供应商|公司|企业|厂商)")
 YES_NO = re.compile(r"^\s*(does|do|did|is|are|has|have|can)\b|" + WHICH_OF + r"|是否|有没有|吗[？?]?\s*$", re.I)
+COUNTS_HOLDERS = re.compile(
+    r"\b(?:how\s+many|number\s+of)\s+(?:of\s+(?:our|the)\s+)?(?:(?!clauses?\b|provisions?\b|sections?\b)[\w'’-]+\s+){0,2}?"
+    r"(?:suppliers?|vendors?|compan(?:y|ies)|providers?|contracts?|agreements?|firms?|contractors?)\b|"
+    r"(?:几|多少)(?:家|份)|(?:几|多少)个(?:供应商|合同|协议)", re.I)
 COUNTS_AGREEMENTS = re.compile(
     r"\b(how many|number of|count)\s+(?:\S+\s+){0,2}?(agreements?|contracts?|slas?)\b|多少(份|个)?(协议|合同)|"
     r"(协议|合同)\S{0,4}?(几份|多少份)|几份(协议|合同)", re.I)
@@ -306,6 +310,7 @@ def extract_facts(question: str, vocab: Vocabulary, forced_mode: str | None = No
     if spend.categories:
         linked["spend_categories"] = spend.categories
         types, how_t = _category_not_type(rest, spend, types, how_t, linked)
+    types, how_t = _spend_verb_not_type(q, spend, types, how_t)
     facts = QuestionFacts(
         q=q, language="zh" if CJK.search(q) else "en", companies=list(how_c), sla_ids=sla_ids,
         types=types, topic=topic, countries=countries, industries=industries, cities=cities, laws=laws,
@@ -358,8 +363,9 @@ def _read_spend_change(f: QuestionFacts, vocab: Vocabulary) -> None:
 # German suppliers", "excluding any of the suppliers in Germany", "but not the ones based in France"
 _LEFT_OUT_FILLER = (r"(?:(?:those|ones|any|all|anything|anyone|of|from|in|by|with|based|located|the|our|suppliers?|vendors?|"
                     r"companies|clauses|contracts|agreements)\s+){0,6}")
+_LEAVING_ASIDE = r"(?:leaving|setting|putting)\s+aside|aside\s+from|not\s+counting|ignoring|save\s+for|barring|with\s+the\s+exception\s+of"
 EXCLUDING_BEFORE = re.compile(r"(?:outside(?:\s+of)?|non-?|not\s+(?:in|from|based\s+in|located\s+in)|excluding|except(?:\s+for)?|"
-                              r"other\s+than|besides|apart\s+from|but\s+not)\s*" + _LEFT_OUT_FILLER + r"$|(?:非|除了?|不在)$",
+                              r"other\s+than|besides|apart\s+from|but\s+not|" + _LEAVING_ASIDE + r")\s*" + _LEFT_OUT_FILLER + r"$|(?:非|除了?|不在)$",
                               re.I)
 EXCLUDING_AFTER = re.compile(r"^\s*(?:以外|之外|除外)")
 
@@ -382,7 +388,8 @@ def _excluded_companies(q: str, spans: list[tuple[int, int]], vocab: Vocabulary)
 
 
 # a law named to be left out: "not governed by Swiss law", "under a law other than German law", 不适用德国法律
-LAW_EXCLUDED_BEFORE = re.compile(r"(?:\bnot|n't|other\s+than|except(?:\s+for)?|excluding|besides|apart\s+from|outside)\s+"
+LAW_EXCLUDED_BEFORE = re.compile(r"(?:\bnot|n't|other\s+than|except(?:\s+for)?|excluding|besides|apart\s+from|outside|"
+                                 + _LEAVING_ASIDE + r")\s+"
                                  r"(?:(?:be(?:ing)?\s+)?(?:governed|covered)\s+by\s+|under\s+|subject\s+to\s+)?"
                                  r"(?:the\s+)?(?:laws?\s+of\s+)?(?:the\s+)?$|(?:不适用|非)$", re.I)
 
@@ -591,6 +598,19 @@ SUPPLIER_BEFORE = re.compile(r"\b(suppliers?|vendors?|compan(?:y|ies)|providers?
                              r"\s+(?:in|from)\s+(?:the\s+)?$", re.I)
 
 
+def _spend_verb_not_type(q: str, spend, types: list[str], how_t: dict[str, str]) -> tuple[list[str], dict[str, str]]:
+    """"我们向X一共支付了多少美元？" (how much did we pay X in all): in a question about what we spent that
+    asks for no clause, the verb of paying is the spend, not a Payment clause named by its keyword."""
+    if not (spend.asks and types) or CLAUSE_WORDS.search(q):
+        return types, how_t
+    paid = [m.span() for m in SPEND_WORDS.finditer(q)]
+    def said_in_paying(t: str) -> bool:
+        span = _type_span(q, how_t.get(t, ""))
+        return bool(span) and any(a <= span[0] and span[1] <= b for a, b in paid)
+    kept = [t for t in types if not said_in_paying(t)]
+    return kept, {t: how for t, how in how_t.items() if t in kept}
+
+
 def _category_not_type(rest: str, spend, types: list[str], how_t: dict[str, str],
                        linked: dict) -> tuple[list[str], dict[str, str]]:
     """"What did we spend on Waldquell's maintenance in 2025?": in a question about spend, a word
@@ -739,6 +759,17 @@ def base_plan_params(f: QuestionFacts, vocab: Vocabulary) -> PlanParams:
     return params
 
 
+def _details_asked(f: QuestionFacts, types: list[str]):
+    """The facets the question names, less those inside the words that asked for the type's value ("which
+    jurisdiction's law governs it" asks which law applies, not for the courts-and-jurisdiction detail)."""
+    def said_by_the_link(hit) -> bool:
+        how = _how(f, hit.type)
+        span, at = _type_span(f.q, how), f.q.lower().find(hit.words.lower())
+        return how.startswith("asks which") and bool(span) and at >= 0 and span[0] <= at and at + len(hit.words) <= span[1]
+
+    return [h for h in question_facets(f.q, types) if not said_by_the_link(h)]
+
+
 def _read_facets(f: QuestionFacts, params: PlanParams) -> None:
     """Details of the asked type the question names ("an arbitration clause": a Governing Law
     clause that provides for arbitration), which the clause lists, presence and gaps then require.
@@ -746,14 +777,14 @@ def _read_facets(f: QuestionFacts, params: PlanParams) -> None:
     has the detail ("notify us of a data breach": Data Protection or Security clauses), as the
     model's one type is a guess between them."""
     types = list(params.types or [])
-    hits = question_facets(f.q, types)
+    hits = _details_asked(f, types)
     if len(types) == 1 and _linked_by_reading(f, types[0]):
         shared = next((owners for h in hits if len(owners := facet_owners(h.name)) > 1), None)
         if shared:
             why = _how(f, types[0])
             types, params.types, f.types = list(shared), list(shared), list(shared)
             f.linked["clause_types"] = {t: why for t in shared}
-            hits = question_facets(f.q, types)
+            hits = _details_asked(f, types)
     if len(types) > 1 and all(_linked_by_reading(f, t) for t in types):
         params.type_match = "all" if f.negated else "any"   # the types of one detail: held by any, lacked by all
     params.facets = [h.name for h in hits] or None
@@ -1113,7 +1144,8 @@ ROUTES: tuple[Rule, ...] = (
          _count_or(Intent.GAP), Mode.ATTRIBUTE,
          "asks which companies lack a clause type (none of the types among their classified clauses)", _gap_types),
     # "do Swiss suppliers have X?", "医疗行业的供应商有没有约定X？": yes or no, supplier by supplier
-    Rule("type_presence", lambda f: bool(f.types) and (f.wants_companies or (f.yes_no and f.has_filters))
+    Rule("type_presence", lambda f: bool(f.types) and (f.wants_companies or (f.yes_no and f.has_filters)
+                                                      or (f.counting and bool(COUNTS_HOLDERS.search(f.q))))
          and not COMPARE.search(f.q),
          lambda f: Intent.COUNT if f.counting else Intent.PRESENCE, Mode.ATTRIBUTE,
          "asks which companies have a clause type", _presence_asked),
@@ -1338,7 +1370,7 @@ def read_conditions(f: QuestionFacts, rest: str, vocab: Vocabulary) -> QuestionF
         tname, why = cond.type_by_words(unnamed if CJK.search(unnamed) else cond.main_clause(unnamed), related=f.named)
         if tname == GOVERNING_LAW and (f.laws or f.law_scope):
             tname = None   # "governed by Swiss law": the words of the law condition
-        if not tname:
+        if not tname and not (f.counting and not f.negated):   # "how many suppliers do we have?" describes no clause
             tname, why = _type_by_meaning(f, unnamed)
             if tname == GOVERNING_LAW and (f.laws or f.law_scope):
                 tname = None   # "the law of the State of New York": the law condition, by meaning
@@ -1616,7 +1648,9 @@ def _words_may_name_type(f: QuestionFacts) -> bool:
         return False
     if f.position is not None or f.positional or DOCUMENT_REQUEST.search(f.q):
         return False
-    return not (f.counting and not f.negated)    # "how many clauses does X have": a count, not a type
+    # "how many clauses does X have": a count, not a type; "how many suppliers' contracts let us audit their
+    # records?" counts holders of what the words describe
+    return not (f.counting and not f.negated and not COUNTS_HOLDERS.search(f.q))
 
 
 def _meaning_may_name_type(f: QuestionFacts) -> bool:
@@ -1631,7 +1665,8 @@ def _meaning_may_name_type(f: QuestionFacts) -> bool:
     # without a company: a gap, a yes/no or a listing of clauses; a topic search stays a search
     # "which contracts let us audit the supplier?": their agreements, listed by what a clause grants
     return f.negated or f.yes_no or f.wants_companies or bool(ALL_WORDS.search(f.q)) or \
-        bool(COMPARE.search(f.q)) or (f.has_filters and not f.topic) or bool(LISTS_AGREEMENTS.search(f.q))
+        bool(COMPARE.search(f.q)) or (f.has_filters and not f.topic) or bool(LISTS_AGREEMENTS.search(f.q)) or \
+        bool(f.counting and COUNTS_HOLDERS.search(f.q))   # "how many contracts let us audit ...": a count of a listing
 
 
 def _link_span(f: QuestionFacts, tname: str) -> tuple[int, int] | None:

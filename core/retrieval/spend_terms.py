@@ -121,7 +121,7 @@ def parse_year(question: str, years: list[int]) -> int | None:
 
 
 YEAR_RANGE = re.compile(r"\b(?:between|from)\s+(19[5-9]\d|20\d{2})\s+(?:and|to|through|until)\s+(19[5-9]\d|20\d{2})\b|"
-                        r"(?<!\d)(19[5-9]\d|20\d{2})\s*(?:-|–|to|through|至|到)\s*(19[5-9]\d|20\d{2})(?!\d)", re.I)
+                        r"(?<!\d)(19[5-9]\d|20\d{2})\s*(?:年)?\s*(?:-|–|to|through|至|到)\s*(19[5-9]\d|20\d{2})(?!\d)", re.I)
 
 
 def parse_years(question: str, years: list[int]) -> list[int]:
@@ -137,11 +137,11 @@ def parse_years(question: str, years: list[int]) -> list[int]:
 
 # a sum of spend asked for: "total spend", "what did we pay altogether"
 SUM_WORDS = re.compile(r"\b(total|sum|combined|aggregate|overall|altogether|add(?:ed)? up)\b.{0,30}\b(spend|spending|spent|amount|cost|outlay|expenditure)\b|"
-                       r"\b(spend|spent|spending|cost|paid|outlay|expenditure)\b.{0,40}\b(altogether|in total|combined|(?:all )?together)\b|"
+                       r"\b(spend|spent|spending|cost|paid|pay|outlay|expenditure)\b.{0,40}\b(altogether|in total|combined|(?:all )?together)\b|"
                        r"\b(spend|spending)\b.{0,20}\b(total|sum|combined)\b|总支出|支出总额|总额", re.I)
 # spend questions: the figures themselves (by category, ranked, grouped, over the years)
 SPEND_WORDS = re.compile(r"\b(spend|spending|spent|expenditure|outlay|paid|(?<!made to )(?<!have to )(?<!has to )(?<!had to )"
-                         r"(?<!liable to )(?<!obliged to )(?<!required to )(?<!must )(?<!shall )(?<!should )pay)\b|支出|花费|花了|开支|采购额", re.I)
+                         r"(?<!liable to )(?<!obliged to )(?<!required to )(?<!must )(?<!shall )(?<!should )pay)\b|支出|花费|花了|开支|采购额|(?:我们|我方|我司)[^，。？]{0,30}(?:支付|付)了|(?:支付|付)了多少", re.I)
 # "what did Kaldera cost us in 2025": what we paid, in the past or for a year (what a breach
 # "would cost us" is a question about the contract)
 COST_US = re.compile(r"\b(?:did|has|have)\b.{0,60}\bcost\s+us\b|\bcost(?:s|ed)?\s+us\b.{0,40}(?<!\d)(?:19|20)\d{2}(?!\d)", re.I)
@@ -159,7 +159,7 @@ _N = r"(\d{1,3}|one|two|three|four|five|six|seven|eight|nine|ten|[一二两三�
 _ZH_SPENDING = r"(?:支出|花费|花销|花钱|花得|开支|采购(?:金)?额|付款(?:金)?额|付款|消费)(?:金额|总额)?"
 RANKED = re.compile(r"\b(?:top|biggest|largest|highest[- ]spend(?:ing)?)\s+" + _N + r"?\s*(?:\w+\s+)?(?:suppliers?|vendors?|compan(?:y|ies))\b"
                     r"|\b" + _N + r"\s+(?:biggest|largest|top)\b|\b(?:suppliers?|vendors?)\s+by\s+(?:\d{4}\s+)?spend\b"
-                    r"|\b(?:most|highest)\s+spend\b|\b(?:spend|spent|spending|pay|paid)\s+(?:\w+\s+){0,2}?(?:the\s+)?most\b|前\s*" + _N + r"\s*(?:名|家|位|个)|" + _ZH_SPENDING + r"最(?:高|多|大)的?\s*" + _N + r"?"
+                    r"|\b(?:most|highest)\s+spend\b|\b(?:spend|spent|spending|pay|paid)\s+(?:\w+\s+){0,2}?(?:the\s+)?most\b|前\s*" + _N + r"\s*(?:名|家|位|个)|(?:排名|排行|排序)(?:在)?前\s*" + _N + r"|" + _ZH_SPENDING + r"最(?:高|多|大)的?\s*" + _N + r"?"
                     r"|支出排名", re.I)
 # the other end of a ranking: "which supplier did we spend the least with", "our 3 smallest suppliers"
 LOWEST = re.compile(r"\b(?:smallest|lowest[- ]spend(?:ing)?|least[- ]spend(?:ing)?)\s+" + _N + r"?\s*(?:\w+\s+)?(?:suppliers?|vendors?|compan(?:y|ies))\b"

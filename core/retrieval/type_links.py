@@ -141,19 +141,23 @@ def link_clause_types(question: str, by_meaning: bool = True) -> tuple[list[str]
     found: dict[str, str] = {}
     named: list[str] = []  # English phrases that named or described a type (described-types pass)
     cjk_spans: dict[str, tuple[int, int]] = {}
+    cjk_words: list[tuple[str, int, int, float]] = []   # every Chinese word matched: (type, start, end, weight)
     en_spans: dict[str, tuple[int, int]] = {}
     quantities = [x.span for x in question_quantities(q)]
     for phrase, tname, weight in _type_phrases_longest_first():
         word = phrase.rstrip("*")
-        if tname in found or (word not in q and word not in zh_terms):  # the regexes below need a substring
+        if word not in q and word not in zh_terms:  # the regexes below need a substring
             continue
         if CJK.search(phrase):
             # longest first: "赔偿" inside an already matched "服务赔偿" names no second type
             free = [i for i in (m.start() for m in re.finditer(re.escape(phrase), zh_terms))
-                    if not any(a <= i and i + len(phrase) <= b for a, b in cjk_spans.values())]
-            if free:
+                    if not any(a <= i and i + len(phrase) <= b for _t, a, b, _w in cjk_words)]
+            cjk_words += [(tname, i, i + len(phrase), weight) for i in free]
+            if free and tname not in found:
                 found[tname] = f"keyword '{phrase}'"
                 cjk_spans[tname] = (free[0], free[0] + len(phrase))
+            continue
+        if tname in found:
             continue
         if weight >= 1.0 or len(phrase) >= 4:
             stem = re.escape(word) + (r"[a-z]*" if phrase.endswith("*") else r"(?:s|es)?")
@@ -173,7 +177,7 @@ def link_clause_types(question: str, by_meaning: bool = True) -> tuple[list[str]
                     found[tname] = f"{'name' if weight >= 1.0 else 'keyword'} '{word}'"
                     named.append(word)
                     en_spans[tname] = hit.span()
-    _keep_compound_heads(found, cjk_spans)
+    _keep_compound_heads(found, cjk_words)
     _drop_what_insurance_covers(q, found, en_spans)
     if not found:
         found = _misspelt_types(q)
@@ -309,13 +313,21 @@ def _misspelt_types(q: str) -> dict[str, str]:
     return out
 
 
-def _keep_compound_heads(found: dict[str, str], spans: dict[str, tuple[int, int]]) -> None:
-    """Chinese compounds end in their head: in "停机维护" (downtime maintenance) the first
-    keyword only qualifies the second, so a type whose keyword directly precedes another
-    type's keyword is dropped."""
-    for t1, (_, end1) in list(spans.items()):
-        if any(t2 != t1 and start2 == end1 for t2, (start2, _) in spans.items()) and t1 in found:
-            del found[t1]
+def _keep_compound_heads(found: dict[str, str], words: list[tuple[str, int, int, float]]) -> None:
+    """Chinese compounds end in their head: in "停机维护" (downtime maintenance) the first word only
+    qualifies the second, so a type all of whose words directly precede another type's word is
+    dropped; unless the first is the stronger word (a type's keyword before a merely related one):
+    "不可抗力免责条款" is a force majeure clause, its 免责 (exemption) what the clause does."""
+    def qualifies(t: str, a: int, b: int, w: float) -> bool:
+        return any(t2 != t and a2 == b and w <= w2 for t2, a2, _b2, w2 in words)
+
+    def qualified(t: str, a: int, b: int, w: float) -> bool:
+        return any(t1 != t and b1 == a and w1 > w for t1, _a1, b1, w1 in words)
+
+    for t in {t for t, *_ in words}:
+        own = [x for x in words if x[0] == t]
+        if t in found and all(qualifies(*x) or qualified(*x) for x in own):
+            del found[t]
 
 
 # a line of insurance is named by what it covers: "product liability insurance", "cyber security cover"

@@ -441,3 +441,15 @@ def test_a_general_section_holds_what_its_sentences_say_in_so_many_words(embedde
                                ("Non-Solicitation", "(d)")]:
         assert found[type_name].startswith(opening), (type_name, got.labels)
     assert any(lab.method == METHOD_WORDING for lab in got.labels)
+
+
+def test_a_right_to_end_without_cause_is_a_termination_clause_and_one_on_a_condition_is_no_convenience(embedder):
+    from core.ingest.typing import get_clause_typer
+
+    got = get_clause_typer().type_one("", "Either of us may end this order for any reason, or for no reason, on 30 "
+                                          "days' written notice to the other.")
+    assert {"Termination for Convenience", "Termination"} <= set(got.types), got.labels
+    got = get_clause_typer().type_one("TERM AND TERMINATION", "The Buyer may terminate this Agreement on 30 days' "
+                                      "written notice if the availability of the cranes falls below 92% in any three "
+                                      "months within a rolling twelve-month period.")
+    assert "Termination for Convenience" not in got.types and "Termination" in got.types, got.labels

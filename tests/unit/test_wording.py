@@ -131,3 +131,20 @@ def test_an_exclusion_that_points_elsewhere_or_maintenance_records_are_no_mainte
                                              "days' notice.")
     assert not wording.excuses_what_no_one_controls("Excluded from the uptime calculation are failures resulting from "
                                                     "events beyond the Provider's reasonable control.")
+
+
+@pytest.mark.parametrize("sentence, conditional", [
+    ("The Buyer may terminate this Agreement on 30 days' written notice if on-time delivery falls below 90% in "
+     "three consecutive months.", True),
+    ("If the suspension lasts longer than two months, either party may terminate the contract by notice.", True),
+    ("如乙方连续两个月未达到服务水平，甲方可以提前三十日书面通知解除本合同。", True),
+    # no condition, a no-cause phrase, a proviso after the right
+    ("The Buyer may terminate this Agreement on 30 days' written notice.", False),
+    ("Either party may terminate for any reason on 60 days' notice, even if the other party objects.", False),
+    ("Either party may terminate this Schedule on six months' written notice expiring no earlier than 31 May 2025, or "
+     "immediately if the other party commits a material breach.", False),
+    ("Licensee may terminate this Agreement on 90 days' notice, provided that if it does so in the first year it "
+     "pays the setup fee.", False),
+])
+def test_a_right_to_end_that_waits_on_an_event_is_for_cause(sentence, conditional):
+    assert wording.ends_on_a_condition(sentence) is conditional
