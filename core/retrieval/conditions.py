@@ -608,7 +608,9 @@ _SCAFFOLD = re.compile(
     r"'s|s|it|they|them|you|i|need|want|please|happens?|under|across|all|every|each|compare|handles?|handled|"
     r"deals?|dealt|treats?|covers?|covered|arrange\w*|terms?|them|those|one|ones|nothing|never|no|not|don't|"
     r"doesn't|lack|lacks|without|missing|governed|law|laws|signed|based|located|conditions|circumstances|"
-    r"and|or|but|also|both|either|together|along|plus|as well|other|others|besides|else|apart|except)\b", re.I)
+    r"and|or|but|also|both|either|together|along|plus|as well|other|others|besides|else|apart|except|"
+    # the parties and what merely stops them ("nothing stopping either side from poaching the other's staff")
+    r"side|sides|party|parties|stop|stops|stopping|preventing|prevents|barring)\b", re.I)
 # "what do they supply?" asks what the suppliers provide (their agreements' services), no clause
 _ASKS_WHAT_SUPPLIED = re.compile(r"\bwhat\s+(?:do|does|did|will|can)\s+(?:\w+\s+){0,3}?"
                                  r"(?:supply|provide|deliver|sell|offer)\b", re.I)
@@ -741,7 +743,7 @@ _AFTER_NOT_A_DATE = (r"after(?!\s+(?:(?:the\s+)?(?:start|beginning|end|middle|fi
                      r"(?:early\s+|mid-?\s*|late\s+)?(?:\d|" + _MONTH + r"|spring|summer|autumn|fall|winter|q[1-4]\b|h[12]\b))")
 CONDITION_WORDS = re.compile(r"\b(when|whenever|if|" + _RELATIVE_WHERE + r"|in case|once|" + _AFTER_NOT_A_DATE +
                              r"|because|due to|"
-                             r"for missing|for missed)\b|如果|若|当|一旦|时", re.I)
+                             r"for missing|for missed)\b|如果|若|当|一旦|时|在[^，。？；,?]{1,20}?情况下", re.I)
 
 
 def main_clause(q: str) -> str:
@@ -801,6 +803,11 @@ def longer_type_phrase(text: str, words: str) -> str | None:
             if kw.lower() != w and inside.search(kw.lower()) and pat.search(tl):
                 return kw
     return None
+
+
+def narrower_types(name: str) -> list[str]:
+    """The types that narrow this one ("Termination for Convenience" narrows "Termination")."""
+    return [narrow for narrow, _phrases in _specialisations().get(name, [])]
 
 
 @lru_cache(maxsize=1)

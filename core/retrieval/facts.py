@@ -10,7 +10,8 @@ from typing import Any
 from core.retrieval.linking import CJK, STOPWORDS
 from core.types import Mode
 
-WORDING = re.compile(r"\b(mention|mentions|mentioning|contain|contains|containing|wording|phrase|word|words|"
+# "contain no duty to ...": a provision that is missing, not words to find
+WORDING = re.compile(r"\b(mention|mentions|mentioning|(?:contain|contains|containing)(?!\s+(?:no|nothing|none)\b)|wording|phrase|word|words|"
                      r"refer to|refers to|referring to|talk about|talks about)\b|提到|包含|提及",
                      re.I)
 # an apostrophe after a letter is a possessive ("suppliers' clauses"), not an opening quote

@@ -215,6 +215,9 @@ def link_clause_types(question: str, by_meaning: bool = True) -> tuple[list[str]
     topic = _type_the_topic(question, found, by_meaning)
     # last, so that a type read from the topic or by meaning is narrowed as a named one is
     found = narrowed_types(question, found)
+    # "无理由提前终止": the narrower type's own words (无理由) and the general one's (终止) name one type
+    found = {t: how for t, how in found.items()
+             if how.startswith("name ") or not any(n in found for n in cond.narrower_types(t))}
     return list(found), found, topic
 
 

@@ -71,3 +71,25 @@ def test_leaving_aside_leaves_out(question):
 def test_what_we_paid_is_spend_not_a_payment_clause(question, years):
     p = plan_question(question, VOCAB)
     assert p.intent == Intent.SPEND_HISTORY and not p.params.types and p.params.spend_years == years, p.linked
+
+
+def test_a_negation_inside_a_chinese_condition_and_a_narrowed_termination():
+    # 在对方没有违约的情况下 ("where the other side has not breached") is the situation, not a gap; 无理由
+    # narrows 终止 to termination for convenience, one type
+    p = plan_question("有多少家供应商的合同允许在对方没有违约的情况下无理由提前终止？", VOCAB)
+    assert p.intent == Intent.COUNT and p.params.types == ["Termination for Convenience"], p.linked
+    assert not p.params.gap, p.linked
+    # both named by their names: both asked
+    p = plan_question("Which suppliers lack a termination clause and a termination for convenience clause?", VOCAB)
+    assert set(p.params.types) == {"Termination", "Termination for Convenience"}, p.linked
+
+
+def test_contracts_that_contain_no_duty_lack_a_clause():
+    p = plan_question("For suppliers we spent more than USD 1 million with in 2025, whose contracts contain no duty "
+                      "to keep our information confidential?", VOCAB)
+    assert p.intent == Intent.GAP and p.params.types == ["Confidentiality"] and p.params.spend_min == 1_000_000, p.linked
+
+
+def test_nothing_stopping_either_side_from_poaching_staff_is_a_non_solicitation_gap():
+    p = plan_question("Which supplier contracts have nothing stopping either side from poaching the other's staff?", VOCAB)
+    assert p.intent == Intent.GAP and p.params.types == ["Non-Solicitation"], p.linked
