@@ -187,6 +187,9 @@ WANTS_COMPANIES_EN = re.compile(
     r"(?:(?!(?:do|does|did|must|should|can|will|would)\b)\S+\s+){0,3}?"
     r"(suppliers?|vendors?|compan(?:y|ies)|"
     r"providers?|firms?|partners?|ones)\b|" + WHICH_OF + r"|\bwho\b|^\s*whose\b|"
+    # "Among suppliers we paid more than USD 1 million in 2025, which ...": the suppliers named first
+    r"^\s*(?:among|of|from)\s+(?:(?:the|our|those|these|all)\s+)?(?:(?!clauses?\b|provisions?\b)\S+\s+){0,2}?"
+    r"(?:suppliers|vendors|companies|providers|firms)\b[^?]{0,120}?,\s*which\b|"
     # a bare noun phrase headed by the suppliers: "suppliers with both X and Y clauses"
     r"^\s*(?:(?:all|our|the)\s+)?(?:suppliers|vendors|companies|providers|firms)\s+"
     r"(?:with|without|that|who|having|lacking|missing|whose|where|in|from|based|located|under)\b", re.I)
@@ -224,7 +227,9 @@ SUGGESTIONS = (
 LEAD_IN = re.compile(
     r"^(?:(?:(?:hi|hello|hey)(?:\s+(?:team|all|there|everyone|folks))?|dear\s+\w+|good\s+(?:morning|afternoon|evening))\b[\s,!.:;-]*)?"
     r"(?:(?:a\s+|one\s+)?(?:quick|short|simple)?\s*question\s*[:,-]\s*)?"
-    r"(?:(?:could|can|would)\s+you\s+(?:please\s+)?(?:tell|let)\s+me\s+(?:know\s+)?(?:whether\s+|if\s+)?|"
+    # "could you tell me if we decided X, which ...": that "if" is the question's own condition
+    r"(?:(?:could|can|would)\s+you\s+(?:please\s+)?(?:tell|let)\s+me\s+(?:know\s+)?"
+    r"(?:whether\s+|if\s+(?![^?]*,\s*(?:which|what|who|whose|how|where)\b))?|"
     r"i(?:'d| would)\s+like\s+to\s+know\s+(?:whether\s+|if\s+)?|i\s+(?:want|need)\s+to\s+know\s+(?:whether\s+|if\s+)?|"
     r"(?:please\s+)?tell\s+me\s+(?:whether\s+|if\s+)?(?=(?:do|does|did|is|are|has|have|can|which|what|who|how)\b))?", re.I)
 LEAD_IN_ZH = re.compile(r"^(?:你好|您好)?[，,！!\s]*(?:请问|麻烦问一下|想问一下|问一下)?[，,：:\s]*")

@@ -93,3 +93,12 @@ def test_contracts_that_contain_no_duty_lack_a_clause():
 def test_nothing_stopping_either_side_from_poaching_staff_is_a_non_solicitation_gap():
     p = plan_question("Which supplier contracts have nothing stopping either side from poaching the other's staff?", VOCAB)
     assert p.intent == Intent.GAP and p.params.types == ["Non-Solicitation"], p.linked
+
+
+@pytest.mark.parametrize("question", [
+    "Among suppliers we paid more than USD 1 million in 2025, which have no information security obligations?",
+    "Among suppliers we paid more than USD 1 million in 2025, which don't have information security obligations?",
+])
+def test_suppliers_named_before_which_are_what_a_negation_asks_about(question):
+    p = plan_question(question, VOCAB)
+    assert p.intent == Intent.GAP and p.params.types == ["Security"], p.linked

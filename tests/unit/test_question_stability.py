@@ -20,6 +20,7 @@ SETS = {
                                          "probe-corpus2-4", "probe-corpus2-5", "probe-corpus2-zh"],
     "tests/fixtures/sourcing_corpus": ["probe-sourcing", "probe-sourcing-2"],
     "tests/fixtures/campus_corpus": ["probe-campus", "probe-campus-2", "probe-campus-3"],
+    "tests/fixtures/harbour_corpus": ["probe-harbour"],
 }
 
 
