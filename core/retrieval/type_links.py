@@ -152,7 +152,7 @@ def link_clause_types(question: str, by_meaning: bool = True) -> tuple[list[str]
             # longest first: "赔偿" inside an already matched "服务赔偿" names no second type
             free = [i for i in (m.start() for m in re.finditer(re.escape(phrase), zh_terms))
                     if not any(a <= i and i + len(phrase) <= b for _t, a, b, _w in cjk_words)]
-            cjk_words += [(tname, i, i + len(phrase), weight) for i in free]
+            cjk_words += [(tname, i, i + len(phrase), 1.0 if phrase in _chinese_names() else weight) for i in free]
             if free and tname not in found:
                 found[tname] = f"keyword '{phrase}'"
                 cjk_spans[tname] = (free[0], free[0] + len(phrase))
@@ -316,16 +316,24 @@ def _misspelt_types(q: str) -> dict[str, str]:
     return out
 
 
+@lru_cache(maxsize=1)
+def _chinese_names() -> frozenset[str]:
+    from core.taxonomy import load_taxonomy
+
+    return frozenset(t.name_zh for t in load_taxonomy() if t.name_zh and not t.is_catch_all)
+
+
 def _keep_compound_heads(found: dict[str, str], words: list[tuple[str, int, int, float]]) -> None:
-    """Chinese compounds end in their head: in "停机维护" (downtime maintenance) the first word only
-    qualifies the second, so a type all of whose words directly precede another type's word is
-    dropped; unless the first is the stronger word (a type's keyword before a merely related one):
-    "不可抗力免责条款" is a force majeure clause, its 免责 (exemption) what the clause does."""
+    """Chinese compounds end in their head: in "停机维护" (downtime maintenance) and "赔偿上限"
+    (a cap on compensation) the first word only qualifies the second, so a type all of whose words
+    directly precede another type's word is dropped; unless the first is a type's own Chinese name
+    and the head a weaker word: "不可抗力免责条款" is a force majeure clause, its 免责 (exemption) what
+    the clause does."""
     def qualifies(t: str, a: int, b: int, w: float) -> bool:
-        return any(t2 != t and a2 == b and w <= w2 for t2, a2, _b2, w2 in words)
+        return any(t2 != t and a2 == b and not (w >= 1.0 > w2) for t2, a2, _b2, w2 in words)
 
     def qualified(t: str, a: int, b: int, w: float) -> bool:
-        return any(t1 != t and b1 == a and w1 > w for t1, _a1, b1, w1 in words)
+        return any(t1 != t and b1 == a and w1 >= 1.0 > w for t1, _a1, b1, w1 in words)
 
     for t in {t for t, *_ in words}:
         own = [x for x in words if x[0] == t]

@@ -34,6 +34,8 @@ def test_a_count_of_suppliers_alone_describes_no_clause():
     ("哪些供应商在做计划内停机维护之前必须提前通知我们？", ["Maintenance"], ["Advance notice"]),
     ("Which suppliers must tell us before planned maintenance?", ["Maintenance"], ["Advance notice"]),
     ("哪些合同有停机维护条款？", ["Maintenance"], None),
+    # 赔偿 (a keyword, not a type's name) qualifies 上限: a cap on compensation, a liability clause
+    ("哪些高支出供应商的合同里没有关于赔偿上限的约定？", ["Liability"], None),
 ])
 def test_chinese_compounds_and_the_notice_of_maintenance(question, types, facets):
     p = plan_question(question, VOCAB)
