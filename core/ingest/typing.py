@@ -43,7 +43,7 @@ from core.taxonomy import OTHER, load_taxonomy
 from core.zh_script import cjk_share
 
 # bumped when a typing rule changes what is stored, so re-ingest re-types what was stored before
-TYPING_RULES = 6
+TYPING_RULES = 7
 METHOD_MANUAL = "manual"
 METHOD_NONE = "none"      # the Other edge of a clause in which nothing was found
 # How much likelier than its section's own type a sentence (read alone) must be of a weakly

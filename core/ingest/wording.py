@@ -292,10 +292,17 @@ _HANDLED = re.compile(r"\b(?:process\w*|protect\w*|transfer\w*|delet\w*|eras\w*|
                       r"处理|保护|传输|出境|境外|删除|销毁|泄露|存储|保存", re.I)
 
 
+# a reference to the provision elsewhere ("for breaches of the personal data clause the limit is three times that
+# amount" sits in a liability clause) is no duty on the data
+_A_REFERENCE = re.compile(r"\b(?:personal\s+(?:data|information)|data\s+protection|privacy)\s+(?:clause|section|provision|"
+                          r"schedule|annex|exhibit|addendum|agreement|terms)s?\b|个人信息(?:保护)?条款|数据保护条款", re.I)
+
+
 def handles_personal_data(sentence: str) -> bool:
     """Whether the sentence puts a duty on the handling of personal data."""
-    return (not DEFINITION.match(clean_title(sentence)) and bool(_PERSONAL_DATA.search(sentence))
-            and bool(_HANDLED.search(sentence)))
+    bare = _A_REFERENCE.sub(" ", sentence)
+    return (not DEFINITION.match(clean_title(sentence)) and bool(_PERSONAL_DATA.search(bare))
+            and bool(_HANDLED.search(bare)))
 
 
 # Audit rights, said in so many words: a right to audit, inspect, examine, check or review the other party's records,

@@ -86,6 +86,7 @@ def test_a_chosen_law_is_governing_law(sentence, chooses):
     ("乙方不得将客户的个人信息传输至境外。", True),
     ('"Personal Data" has the meaning given in the GDPR.', False),
     ("The Supplier shall keep the price list confidential.", False),
+    ("For breaches of the personal data clause the limit is three times that amount.", False),
 ])
 def test_a_duty_on_personal_data_is_data_protection(sentence, handles):
     assert wording.handles_personal_data(sentence) is handles
