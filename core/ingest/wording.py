@@ -111,6 +111,11 @@ def ends_without_cause(sentence: str) -> bool:
     return bool(_NO_CAUSE.search(sentence) or (_NOTICE_PERIOD.search(sentence) and not _CONDITION.search(sentence)))
 
 
+def _operative(sentence: str) -> bool:
+    """Not the definition of a term ('"Sub-processor" means ...'): a definition grants, forbids or requires nothing."""
+    return not DEFINITION.match(clean_title(sentence))
+
+
 def _in_so_many_words(type_name: str, reads: Callable[[str], bool], hint: re.Pattern, text: str,
                       labels: list[ProvisionLabel]) -> list[ProvisionLabel]:
     """The clause's labels with `type_name` for the first sentence that `reads` as one in so many
@@ -144,7 +149,7 @@ _A_LEVEL_MISSED = re.compile(
 
 def credits_a_missed_level(sentence: str) -> bool:
     """Whether the sentence grants a credit of a share of the fees for a missed service level."""
-    if DEFINITION.match(clean_title(sentence)):
+    if not _operative(sentence):
         return False
     return bool(_A_REMEDY.search(sentence) and _A_SHARE_OF_FEES.search(sentence) and _A_LEVEL_MISSED.search(sentence))
 
@@ -173,7 +178,7 @@ _SUBCONTRACT_HINT = re.compile(r"sub-?contract|sub-?process|delegat|third[\s-]+p
 
 def governs_subcontracting(sentence: str) -> bool:
     """Whether the sentence permits, forbids or conditions subcontracting, or answers for subcontractors."""
-    return not DEFINITION.match(clean_title(sentence)) and bool(_SUBCONTRACTS.search(sentence))
+    return _operative(sentence) and bool(_SUBCONTRACTS.search(sentence))
 
 
 # Support, said in so many words: a time limit, in minutes or hours, on answering or fixing a fault ("respond to
@@ -279,7 +284,7 @@ _LAW_HINT = re.compile(r"\blaws?\b|法律", re.I)
 
 def chooses_the_law(sentence: str) -> bool:
     """Whether the sentence chooses the law that governs the agreement."""
-    return not DEFINITION.match(clean_title(sentence)) and bool(_CHOSEN_LAW.search(sentence))
+    return _operative(sentence) and bool(_CHOSEN_LAW.search(sentence))
 
 
 # Data protection, said in so many words: personal data handled under a duty or a data protection law ("shall
@@ -301,7 +306,7 @@ _A_REFERENCE = re.compile(r"\b(?:personal\s+(?:data|information)|data\s+protecti
 def handles_personal_data(sentence: str) -> bool:
     """Whether the sentence puts a duty on the handling of personal data."""
     bare = _A_REFERENCE.sub(" ", sentence)
-    return (not DEFINITION.match(clean_title(sentence)) and bool(_PERSONAL_DATA.search(bare))
+    return (_operative(sentence) and bool(_PERSONAL_DATA.search(bare))
             and bool(_HANDLED.search(bare)))
 
 

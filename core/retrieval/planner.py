@@ -603,12 +603,14 @@ SUPPLIER_BEFORE = re.compile(r"\b(suppliers?|vendors?|compan(?:y|ies)|providers?
                              r"\s+(?:in|from)\s+(?:the\s+)?$", re.I)
 
 
-def _spend_verb_not_type(q: str, spend, types: list[str], how_t: dict[str, str]) -> tuple[list[str], dict[str, str]]:
+def _spend_verb_not_type(q: str, spend: SpendFacts, types: list[str],
+                         how_t: dict[str, str]) -> tuple[list[str], dict[str, str]]:
     """"我们向X一共支付了多少美元？" (how much did we pay X in all): in a question about what we spent that
     asks for no clause, the verb of paying is the spend, not a Payment clause named by its keyword."""
     if not (spend.asks and types) or CLAUSE_WORDS.search(q):
         return types, how_t
     paid = [m.span() for m in SPEND_WORDS.finditer(q)]
+
     def said_in_paying(t: str) -> bool:
         span = _type_span(q, how_t.get(t, ""))
         return bool(span) and any(a <= span[0] and span[1] <= b for a, b in paid)
