@@ -23,6 +23,7 @@ from core.graph.queries import retrieval as q
 from core.ingest.pipeline import ingest_corpus, reclassify, set_clause_types
 from core.ingest.provisions import ProvisionClassifier
 from core.ingest.typing import ClauseTyper, get_clause_typer
+from core.ingest.wording import RULES
 
 GL_SENTENCE = ("This Agreement shall be governed by and construed in accordance with the laws of the "
                "State of New York, without regard to its conflict of laws principles.")
@@ -170,8 +171,8 @@ def test_a_clause_with_two_asked_types_is_returned_once(corpus, db):
 
 
 def _strict_typer(type_name: str) -> ClauseTyper:
-    """The real models with one type's threshold out of reach: its evidence becomes review-only
-    (what a weaker sentence gets), the way an analyst would see it in the review queue."""
+    """The real models with one type's threshold out of reach and its wording reader off: its evidence
+    becomes review-only (what a weaker sentence gets), the way an analyst would see it in the review queue."""
     real = get_clause_typer().provisions
     i = real.types.index(type_name)
     model = real.model
@@ -179,7 +180,8 @@ def _strict_typer(type_name: str) -> ClauseTyper:
     thresholds[i], floors[i] = np.float32(1.01), np.float32(min(floors[i], 0.2))
     strict = ProvisionClassifier(dataclasses.replace(model, thresholds=thresholds, floors=floors),
                                  embedder=real.embedder)
-    return ClauseTyper(get_clause_typer().section, strict)
+    rules = [rule for rule in RULES if rule.type != type_name]
+    return ClauseTyper(get_clause_typer().section, strict, rules)
 
 
 def test_low_confidence_only_is_told_apart_from_none(corpus, db):

@@ -37,8 +37,8 @@ import numpy as np
 from core.ingest.classifier import ABSTAINED, REVIEW_THRESHOLD, Classification, clean_title, get_classifier
 from core.ingest.headings import short_title
 from core.ingest.provisions import DEFINITION, METHOD_SENTENCE, ProvisionLabel, get_provision_classifier, split_sentences
-from core.ingest.wording import (NON_RENEWAL, TERMINATION, TERMINATION_FOR_CONVENIENCE, ends_on_a_condition,
-                                 in_so_many_words, names_a_cause)
+from core.ingest.wording import (NON_RENEWAL, RULES, TERMINATION, TERMINATION_FOR_CONVENIENCE, WordingRule,
+                                 ends_on_a_condition, in_so_many_words, names_a_cause)
 from core.taxonomy import OTHER, load_taxonomy
 from core.zh_script import cjk_share
 
@@ -259,9 +259,10 @@ def _convenience_is_termination(labels: list[ProvisionLabel]) -> list[ProvisionL
 class ClauseTyper:
     """Types clauses in batches: one section-classifier call and one provision call for all."""
 
-    def __init__(self, section=None, provisions=None):
+    def __init__(self, section=None, provisions=None, wording_rules: Sequence[WordingRule] = RULES):
         self.section = section if section is not None else get_classifier("hybrid")
         self.provisions = provisions if provisions is not None else get_provision_classifier()
+        self.wording_rules = tuple(wording_rules)   # the readers of what sentences say in so many words
         # Types the model learned from lawyer labels have thresholds chosen on real contracts;
         # the others (weak labels from headings and the taxonomy) only count at the product's
         # review bar, below it they are evidence for review.
@@ -303,7 +304,7 @@ class ClauseTyper:
             # to read a sentence against: "payment" in a payment processor's services is no payment term.
             provisions = self._sentences_read_alone(items, [i for i in english if sections[i].type != OTHER],
                                                     sections, provisions, embedder, names=self._weak_types_named)
-        provisions = [_convenience_is_termination(in_so_many_words(text, sec.type, labels))
+        provisions = [_convenience_is_termination(in_so_many_words(text, sec.type, labels, self.wording_rules))
                       for (_t, text), sec, labels in zip(items, sections, provisions)]
         return [combine(s, p) for s, p in zip(sections, provisions)]
 
@@ -405,6 +406,7 @@ class ClauseTyper:
         thresholds, lexicon), so a retrained model re-types what the ingest stored."""
         model = self.provisions.model
         payload = {"section": type(self.section).__name__, "rules": TYPING_RULES, "meta": model.meta, "types": model.types,
+                   "wording": [rule.type for rule in self.wording_rules],
                    "thresholds": [round(float(x), 6) for x in model.thresholds],
                    "floors": [round(float(x), 6) for x in model.floors]}
         return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode("utf-8")).hexdigest()[:16]

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Sequence
 
 from core.ingest.classifier import clean_title
 from core.ingest.provisions import DEFINITION, ProvisionLabel, split_sentences
@@ -351,9 +351,10 @@ RULES: tuple[WordingRule, ...] = (
 )
 
 
-def in_so_many_words(text: str, section_type: str, labels: list[ProvisionLabel]) -> list[ProvisionLabel]:
-    """The clause's provision labels with every type its sentences carry in so many words (RULES)."""
-    for rule in RULES:
+def in_so_many_words(text: str, section_type: str, labels: list[ProvisionLabel],
+                     rules: Sequence[WordingRule] = RULES) -> list[ProvisionLabel]:
+    """The clause's provision labels with every type its sentences carry in so many words (`rules`)."""
+    for rule in rules:
         if rule.beside_its_own_section or section_type != rule.type:
             labels = _in_so_many_words(rule.type, rule.reads, rule.hint, text, labels)
     return labels
