@@ -50,7 +50,8 @@ _NO_CAUSE = re.compile(
     r"无需(?:任何)?理由|不需(?:要)?(?:说明)?(?:任何)?理由|随时解除|"
     r"at\s+any\s+time\b[^.;]{0,80}\b(?:notice|days|months|weeks)\b|\b(?:notice|days|months|weeks)\b[^.;]{0,40}\bat\s+any\s+time\b",
     re.I)
-_PERIOD = r"(?:\d+|[a-z]+(?:[\s-][a-z]+)?)\s*(?:\(\d+\)\s*)?"
+# a figure in digits or words, with its bracketed digits: "30", "4.5", "ninety (90)"
+_PERIOD = r"(?:\d+(?:\.\d+)?|[a-z]+(?:[\s-][a-z]+)?)\s*(?:\(\d+\)\s*)?"
 _NOTICE_PERIOD = re.compile(
     r"\b" + _PERIOD + r"(?:calendar\s+|business\s+|working\s+)?(?:days?|weeks?|months?)['’]?\s*(?:\(\d+\)\s*)?"
     r"(?:prior\s+|advance\s+|written\s+)*notice|notice\s+of\s+(?:at\s+least\s+|not\s+less\s+than\s+)?" + _PERIOD +
@@ -185,15 +186,14 @@ def governs_subcontracting(sentence: str) -> bool:
 # a reported outage within 30 minutes and restore service within 4 hours"; "attend any fault ... within four
 # hours"; 接到通知后二十四小时内响应). A notice of a breach or incident within hours is no support term.
 SUPPORT = "Support"
-_NUMBER = r"(?:\d+(?:\.\d+)?|[a-z]+(?:[\s-][a-z]+)?)\s*(?:\(\d+\)\s*)?"
 _A_FAULT = re.compile(r"\b(?:faults?|incidents?|outages?|defects?|failures?|malfunctions?|breakdowns?|issues?|tickets?|"
                       r"problems?|requests?|priority|severity|p[1-4]|errors?|disruptions?|interruptions?)\b|"
                       r"故障|事件|问题|报修|缺陷|中断", re.I)
 _AN_ANSWER_IN_TIME = re.compile(
     r"\b(?:respond\w*|response|acknowledg\w*|attend\w*|arriv\w*|on[\s-]site|restor\w*|resolv\w*|resolution|"
     r"repair\w*|fix\w*|rectif\w*|remed\w*|work-?around)\b[^.;]{0,80}?\b(?:within|in|no\s+later\s+than|not\s+later\s+than)"
-    r"\s+(?:[a-z]+\s+){0,2}?" + _NUMBER + r"(?:business\s+|working\s+|clock\s+)?(?:minutes?|hours?|hrs?)\b|"
-    r"\b(?:within|in)\s+" + _NUMBER + r"(?:business\s+|working\s+)?(?:minutes?|hours?|hrs?)\b[^.;]{0,60}?"
+    r"\s+(?:[a-z]+\s+){0,2}?" + _PERIOD + r"(?:business\s+|working\s+|clock\s+)?(?:minutes?|hours?|hrs?)\b|"
+    r"\b(?:within|in)\s+" + _PERIOD + r"(?:business\s+|working\s+)?(?:minutes?|hours?|hrs?)\b[^.;]{0,60}?"
     r"\b(?:respond\w*|response|acknowledg\w*|attend\w*|arriv\w*|restor\w*|resolv\w*|repair\w*|fix\w*|rectif\w*)\b|"
     r"[\d一二两三四五六七八九十百]+\s*(?:个)?(?:工作)?(?:小时|分钟)(?:内|以内)?[^。；，,]{0,6}(?:响应|到场|修复|恢复|解决|排除)",
     re.I)
@@ -211,9 +211,9 @@ MAINTENANCE = "Maintenance"
 _MAINTENANCE = re.compile(r"\bmaintenance\b(?!\s+(?:logs?|records?|reports?|costs?|fees?|charges?|manuals?|staff))|维护|保养",
                           re.I)
 _AHEAD_OR_WINDOWED = re.compile(
-    r"\b" + _NUMBER + r"(?:calendar\s+|business\s+|working\s+)?(?:days?|hours?|weeks?)['’]?\s*(?:\(\d+\)\s*)?"
+    r"\b" + _PERIOD + r"(?:calendar\s+|business\s+|working\s+)?(?:days?|hours?|weeks?)['’]?\s*(?:\(\d+\)\s*)?"
     r"(?:(?:prior|advance|written)\s+)*(?:notice|in\s+advance|ahead|beforehand)\b|"
-    r"\bnotice\s+of\s+(?:at\s+least\s+|not\s+less\s+than\s+)?" + _NUMBER + r"(?:calendar\s+|business\s+|working\s+)?"
+    r"\bnotice\s+of\s+(?:at\s+least\s+|not\s+less\s+than\s+)?" + _PERIOD + r"(?:calendar\s+|business\s+|working\s+)?"
     r"(?:days?|hours?|weeks?)\b|\b(?:maintenance\s+)?windows?\b|\bweekends?\b|\bovernight\b|"
     r"\b(?:mondays?|tuesdays?|wednesdays?|thursdays?|fridays?|saturdays?|sundays?)\b|"
     r"\b\d{1,2}[:.]\d{2}\s*(?:to|-|–|and)\s*\d{1,2}[:.]\d{2}\b|"

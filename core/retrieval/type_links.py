@@ -140,7 +140,6 @@ def link_clause_types(question: str, by_meaning: bool = True) -> tuple[list[str]
     zh_terms = ZH_ASKED_VALUE.sub("", question)
     found: dict[str, str] = {}
     named: list[str] = []  # English phrases that named or described a type (described-types pass)
-    cjk_spans: dict[str, tuple[int, int]] = {}
     cjk_words: list[tuple[str, int, int, float]] = []   # every Chinese word matched: (type, start, end, weight)
     en_spans: dict[str, tuple[int, int]] = {}
     quantities = [x.span for x in question_quantities(q)]
@@ -155,7 +154,6 @@ def link_clause_types(question: str, by_meaning: bool = True) -> tuple[list[str]
             cjk_words += [(tname, i, i + len(phrase), 1.0 if phrase in _chinese_names() else weight) for i in free]
             if free and tname not in found:
                 found[tname] = f"keyword '{phrase}'"
-                cjk_spans[tname] = (free[0], free[0] + len(phrase))
             continue
         if tname in found:
             continue
