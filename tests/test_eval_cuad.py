@@ -227,8 +227,8 @@ def test_eval_cuad_end_to_end(db, tmp_path):
         assert result["contracts"] == 3 and result["mapping"] == MAPPING
         # the heading-less letter is read by paragraphs, not rejected
         assert result["rejected_contracts"] == 0 and result["clauses"] >= 8
-        assert set(result["excerpt_type_accuracy"]) == {"default", "stored", "keyword"}
-        for name in ("default", "stored", "keyword"):
+        assert set(result["excerpt_type_accuracy"]) == {"default", "model", "stored", "keyword"}
+        for name in ("default", "model", "stored", "keyword"):
             assert set(result["presence"][name]) == set(MAPPING.values())
             for m in result["presence"][name].values():
                 assert {"precision", "recall", "f1"} <= set(m)
@@ -237,8 +237,11 @@ def test_eval_cuad_end_to_end(db, tmp_path):
         assert result["excerpts"]["mapped"] == 5 and result["excerpts"]["located"] == 5
         # the provision classifier gets all five right; the keyword rule types "Term and Termination"
         # as Termination, missing Termination for Convenience
-        assert result["excerpt_type_accuracy"] == {"default": 1.0, "stored": 1.0, "keyword": 0.8}
-        assert set(result["mean_presence_f1"]) == {"default", "stored", "keyword"}
+        assert result["excerpt_type_accuracy"] == {"default": 1.0, "model": 1.0, "stored": 1.0, "keyword": 0.8}
+        assert set(result["mean_presence_f1"]) == {"default", "model", "stored", "keyword"}
+        # the default is the model joined with the wording readers: they only ever add a type
+        for t, m in result["presence"]["model"].items():
+            assert result["presence"]["default"][t]["recall"] >= m["recall"], t
         # what ingestion stored holds every confident provision (English clauses), and maybe the
         # section verdict beside: never fewer of a contract's types than the default finds
         assert result["excerpt_type_accuracy"]["stored"] >= result["excerpt_type_accuracy"]["default"]

@@ -99,7 +99,10 @@ VALUE_COLUMNS = {"Governing Law", "Notice Period to Terminate Renewal", "Renewal
 # (core.gaps.meets_requirement: not a main type below the review bar). It differs from
 # the default where the section classifier types a whole section (a "Warranties" section without
 # a period is Warranty to the product, "No" to CUAD's Warranty Duration).
-CLASSIFIERS = {"default": "provision", "stored": "as ingested, counted as gap answers count it", "keyword": "keyword"}
+# "default": the provision model's confident labels joined with what the wording readers find (core.ingest.wording),
+# which is how ingestion reads a clause's provisions; "model": the provision model alone.
+CLASSIFIERS = {"default": "provision model + wording readers", "model": "provision model alone",
+               "stored": "as ingested, counted as gap answers count it", "keyword": "keyword"}
 MIN_TOKENS_EXACT = 4      # shorter excerpts are too ambiguous to locate
 SHINGLE = 6               # fallback containment: share of 6-token shingles found in one clause
 SHINGLE_MIN_SHARE = 0.6
@@ -440,6 +443,7 @@ def read_clauses(db, ids: dict[str, str]) -> dict[str, list[ClauseRecord]]:
     types ingestion stored on them."""
     from core.ingest.classifier import get_classifier
     from core.ingest.provisions import get_provision_classifier
+    from core.ingest.wording import in_so_many_words
     from core.gaps import meets_requirement
     from core.graph.queries import reports as qr
 
@@ -461,7 +465,8 @@ def read_clauses(db, ids: dict[str, str]) -> dict[str, list[ClauseRecord]]:
         items = [(r.title, r.text) for r in recs]
         for rec, c, labels in zip(recs, keyword.classify_many(items), provisions.label_many(items)):
             rec.labels["keyword"] = frozenset([c.type])
-            rec.labels["default"] = frozenset(lab.type for lab in labels if lab.confident)
+            rec.labels["model"] = frozenset(lab.type for lab in labels if lab.confident)
+            rec.labels["default"] = frozenset(lab.type for lab in in_so_many_words(rec.text, "", labels) if lab.confident)
             rec.labels["stored"] = stored[rec.clause_id]
         out[file] = recs
     return out

@@ -368,11 +368,27 @@ def _final_fit(dense: sparse.csr_matrix, grams: sparse.csr_matrix, terms: Sequen
     return W, b, design.vocabulary, Wn
 
 
+def said_in_so_many_words(ts: TrainingSet, types: Sequence[str]) -> dict[str, np.ndarray]:
+    """Per mapped type, the contracts where a wording reader finds it (rules, not learned: nothing to cross-fit)."""
+    from core.ingest.wording import RULES
+
+    out: dict[str, np.ndarray] = {}
+    for rule in RULES:
+        if rule.type not in ts.gold or rule.type not in types:
+            continue
+        found = out.setdefault(rule.type, np.zeros(len(ts.contracts), dtype=bool))
+        for unit, contract in zip(ts.units, ts.groups):
+            if contract >= 0 and not found[contract] and rule.reads(unit.text):
+                found[contract] = True
+    return out
+
+
 def _thresholds_and_figures(ts: TrainingSet, types: list[str], oof: np.ndarray, fold_c: np.ndarray,
                             unit_fold: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, dict]:
     n_contracts = len(ts.contracts)
     thresholds = np.full(len(types), 0.5, dtype=np.float32)
-    default_fig, keyword_fig = {}, {}
+    default_fig, keyword_fig, wording_fig = {}, {}, {}
+    said = said_in_so_many_words(ts, types)
     keyword = KeywordClassifier()
     kw_types = [{c.type for c in keyword.classify_many(cl)} for cl in ts.clauses]
     for ti, t in enumerate(types):
@@ -387,6 +403,8 @@ def _thresholds_and_figures(ts: TrainingSet, types: list[str], oof: np.ndarray, 
                 pred[fold_c == f] = cmax[fold_c == f] >= th
             names = [str(i) for i in range(n_contracts)]
             default_fig[t] = prf(dict(zip(names, pred.tolist())), dict(zip(names, gold.tolist())))
+            joined = pred | said.get(t, np.zeros(n_contracts, dtype=bool))
+            wording_fig[t] = prf(dict(zip(names, joined.tolist())), dict(zip(names, gold.tolist())))
             keyword_fig[t] = prf(dict(zip(names, [t in s for s in kw_types])), dict(zip(names, gold.tolist())))
         else:
             sel = (ts.labels[:, ti] >= 0) & (unit_fold >= 0)
@@ -394,9 +412,10 @@ def _thresholds_and_figures(ts: TrainingSet, types: list[str], oof: np.ndarray, 
                 thresholds[ti] = best_threshold(oof[sel, ti], ts.labels[sel, ti] == 1)
     floors = np.round(thresholds / 2, 4).astype(np.float32)
     mean = lambda fig: round(float(np.mean([m["f1"] for m in fig.values()])), 4) if fig else 0.0  # noqa: E731
-    cv = {"presence": {"default": default_fig, "keyword": keyword_fig},
-          "mean_f1": {"default": mean(default_fig), "keyword": mean(keyword_fig)},
-          "note": "contract-level presence of out-of-fold scores, thresholds cross-fitted on the other folds"}
+    cv = {"presence": {"default": default_fig, "keyword": keyword_fig, "with_wording": wording_fig},
+          "mean_f1": {"default": mean(default_fig), "keyword": mean(keyword_fig), "with_wording": mean(wording_fig)},
+          "note": "contract-level presence of out-of-fold scores, thresholds cross-fitted on the other folds; "
+                  "with_wording: the same joined with the wording readers (core.ingest.wording), as ingestion reads"}
     return thresholds, floors, cv
 
 
@@ -410,12 +429,12 @@ def train_and_save(root: Path | str, out: Path | str | None = None, folds: int =
 
 
 def format_cv(cv: dict) -> str:
+    columns = [n for n in ("default", "with_wording", "keyword") if n in cv["presence"]]
     lines = ["out-of-fold contract-level presence (precision / recall / F1)",
-             f"{'type':<30}{'default':>22}{'keyword':>22}"]
+             f"{'type':<30}" + "".join(f"{n:>22}" for n in columns)]
     fig = cv["presence"]
     for t in fig["default"]:
-        cells = [f"{fig[n][t]['precision']:.2f} / {fig[n][t]['recall']:.2f} / {fig[n][t]['f1']:.2f}"
-                 for n in ("default", "keyword")]
+        cells = [f"{fig[n][t]['precision']:.2f} / {fig[n][t]['recall']:.2f} / {fig[n][t]['f1']:.2f}" for n in columns]
         lines.append(f"{t:<30}" + "".join(f"{c:>22}" for c in cells))
-    lines.append(f"{'mean F1':<30}{cv['mean_f1']['default']:>22.3f}{cv['mean_f1']['keyword']:>22.3f}")
+    lines.append(f"{'mean F1':<30}" + "".join(f"{cv['mean_f1'][n]:>22.3f}" for n in columns))
     return "\n".join(lines)

@@ -328,6 +328,123 @@ def grants_an_audit(sentence: str) -> bool:
     return bool(_AUDITS.search(sentence))
 
 
+# Exclusivity, said in so many words: a party made the exclusive, sole or only supplier, distributor, agent (any trading
+# role) of the other ("appoints Distributor as its exclusive distributor in the Territory"; "shall be the sole supplier of
+# Customer's requirements"; 独家经销商), or an exclusive right or licence granted ("the sole and exclusive right to market
+# the Product"; "on an exclusive basis"; 独家许可). The CUAD-trained model scores such sentences low, because lawyers
+# mark one of a contract's repeated mentions and the rest teach it "exclusive" means little, and it scores
+# "non-exclusive distributor" higher than "exclusive distributor"; a negation ("non-exclusive", "not the exclusive",
+# "nothing herein creates an exclusive arrangement"), a definition or a recital ("WHEREAS ... desires to acquire the
+# exclusive right") grants nothing.
+EXCLUSIVITY = "Exclusivity"
+# a trading role: a word for one who does something (supplier, caterer, distributor, licensee, agent), not a thing
+# a trading role: one who supplies, sells, carries or acts for another (supplier, caterer, distributor, licensee,
+# agent); not a thing ("order", "manner") nor one who settles disputes or runs a company ("arbitrator", "officer")
+_TRADING_ROLE = (r"(?:(?!(?:order|manner|matter|number|other|under|letter|paper|power|water|transfer|offer|later|after|"
+                 r"together|whether|member|owner|holder|remainder|behaviou?r|factor|error|sector|interior|exterior|fee|"
+                 r"committee|guarantee|degree|decree|arbitrator|mediator|expert|referee|auditor|director|officer|trustee|"
+                 r"employee|manager|controller|processor)s?\b)[a-z]{3,}(?:ers?|ors?|ees?)|"
+                 r"agents?|sources?|partners?|representatives?|consultants?|merchants?|franchisees?|brokers?)")
+_NOT_A_WORD_BETWEEN = r"(?!(?:of|to|and|or|for|in|the|a|an|with|by|on|at|from|as|that|which|any)\b)"
+_EXCLUSIVE_GRANT = re.compile(
+    r"\b(?:the|as|its|an?|their|his|her|our|your|be|become|remain)\s+(?:sole\s+and\s+)?(?:exclusive|sole|only)\s+"
+    r"(?:and\s+exclusive\s+)?(?:" + _NOT_A_WORD_BETWEEN + r"[\w-]+\s+){0,3}?" + _TRADING_ROLE + r"\b|"
+    r"\b(?:sole\s+and\s+)?exclusive\s+(?:[\w-]+\s+){0,2}?(?:rights?|licen[sc]es?|basis)\b|"
+    r"(?:独家|唯一|排他性?的?)(?:的)?(?:供应商|供货商|服务商|承运人|经销商|分销商|代理商?|运营商|合作方|合作伙伴|许可|授权|权利|代理权|经营权|销售权)",
+    re.I)
+_NOT_EXCLUSIVE = re.compile(r"\bnon-?\s?exclusive|\bnothing\b|^\W*whereas\b|非独家|非排他|不具有排他", re.I)
+_NEGATED_BEFORE = re.compile(r"\b(?:not|no|never|neither|nor)\b|n['’]t\b|不|无|非", re.I)
+
+
+def grants_exclusivity(sentence: str) -> bool:
+    """Whether the sentence makes a party the exclusive (sole, only) trading partner of the other, or grants an exclusive right."""
+    if not _operative(sentence) or _NOT_EXCLUSIVE.search(sentence):
+        return False
+    return any(not _NEGATED_BEFORE.search(sentence[max(0, m.start() - 60):m.start()])
+               for m in _EXCLUSIVE_GRANT.finditer(sentence))
+
+
+# A warranty with its period, said in so many words: a warranty or guarantee about defects, workmanship or conformity
+# that runs for a stated time ("warrants that, for twelve (12) months from delivery, the Products will meet the
+# specifications"; 质保期为十二个月), or the time within which defects or non-conformity must be notified or remedied
+# ("shall notify Supplier of any non-conforming lot within thirty (30) days of receipt"), which CUAD's lawyers label as a
+# warranty's duration too. The survival of representations and warranties after termination is no warranty period.
+WARRANTY = "Warranty"
+_A_WARRANTY = re.compile(r"\bwarrant(?:s|y|ies|ed)?\b|\bguarantee[sd]?\b", re.I)
+_FOR_A_TIME = re.compile(
+    r"\b(?:for|during|within|throughout)\s+(?:a|the)?\s*(?:period\s+of\s+)?" + _PERIOD +
+    r"(?:calendar\s+)?(?:days?|weeks?|months?|years?)\b|\b" + _PERIOD + r"(?:calendar\s+)?(?:days?|weeks?|months?|years?)\s+"
+    r"(?:from|after|following|of)\s+(?:the\s+)?(?:date|delivery|receipt|shipment|installation|acceptance|completion)|"
+    r"\bwarranty\s+period\b", re.I)
+_QUALITY = re.compile(r"\b(?:defect\w*|conform\w*|specifications?|workmanship|free\s+(?:of|from)|malfunction\w*|errors?|"
+                      r"repair\w*|replace\w*|perform\s+(?:substantially|materially|in\s+accordance))\b", re.I)
+_SURVIVES = re.compile(r"\bsurviv\w*", re.I)
+_DEFECT = (r"(?:defect\w*|non-?\s?conform\w*|fail\w*\s+to\s+conform|not\s+conform\w*|"
+           r"does\s+not\s+(?:meet|comply\s+with)\s+(?:the\s+)?specifications?)")
+_WITHIN = r"within\s+(?:\[[^\]]*\]|" + _PERIOD + r"(?:calendar\s+|business\s+|working\s+)?(?:days?|weeks?|months?|years?))"
+_DEFECTS_WITHIN = re.compile(r"\b" + _DEFECT + r"\b[^.;]{0,150}?\b" + _WITHIN + r"|\b" + _WITHIN + r"[^.;]{0,150}?\b" +
+                             _DEFECT + r"\b", re.I)
+_WARRANTY_PERIOD_ZH = re.compile(r"(?:质保|保修|质量保证)期|(?:质保|保修|质量保证)[^。；]{0,10}?[\d一二两三四五六七八九十百]+\s*(?:个)?(?:月|年|日|天)|"
+                                 r"(?:缺陷|瑕疵|不合格|质量问题)[^。；]{0,30}?[\d一二两三四五六七八九十百]+\s*(?:个)?(?:工作)?(?:日|天|月)内")
+
+
+def warrants_for_a_period(sentence: str) -> bool:
+    """Whether the sentence gives a warranty against defects for a stated time, or a time to notify or remedy defects."""
+    if not _operative(sentence):
+        return False
+    warranty_for_a_time = (_A_WARRANTY.search(sentence) and _FOR_A_TIME.search(sentence) and _QUALITY.search(sentence)
+                           and not _SURVIVES.search(sentence))
+    return bool(warranty_for_a_time or _DEFECTS_WITHIN.search(sentence) or _WARRANTY_PERIOD_ZH.search(sentence))
+
+
+# Ownership of what the agreement creates, said in so many words: a party assigns or transfers its right, title and
+# interest, the intellectual property, inventions or work product ("MSL assigns and will assign all intellectual property
+# rights for ... all Products delivered"), or a party shall own the inventions, results or deliverables made under it
+# (工作成果的知识产权归甲方所有). A party keeping what it already had ("retains all right, title and interest in its
+# Marks"), "nothing herein shall be construed as an assignment" and "successors and assigns" transfer nothing.
+IP_OWNERSHIP = "IP Ownership"
+_CREATED = (r"(?:inventions?|improvements?|intellectual\s+property|work\s+product|deliverables?|developments?|"
+            r"modifications?|data|results|works?\s+of\s+authorship)")
+_OWNERSHIP_PASSES = re.compile(
+    r"\b(?:hereby\s+|shall\s+|will\s+|agrees?\s+to\s+)(?:irrevocably\s+)?(?:assigns?|transfers?|conveys?)\b[^.;]{0,120}?"
+    r"\b(?:right,?\s+title\s+and\s+interest|intellectual\s+(?:and\s+industrial\s+)?property|inventions?|copyrights?|"
+    r"patents?|work\s+product|deliverables?)\b|"
+    r"\b(?:shall|will)\s+(?:solely\s+|exclusively\s+|jointly\s+)?own\b[^.;]{0,80}?\b" + _CREATED + r"\b|"
+    r"(?:成果|交付物|开发|知识产权|著作权|专利)[^。；]{0,40}?(?:归|属于)[^。；]{0,15}?所有", re.I)
+_TRANSFERS_NOTHING = re.compile(r"\bnothing\b|\bno\s+(?:right|title|licen[sc]e)|\bnot\s+(?:be\s+)?(?:construed|deemed)|"
+                                r"\bsuccessors\s+and\s+assigns\b", re.I)
+_IP_HINT = re.compile(r"assign|transfer|convey|own|归|属于", re.I)
+
+
+def passes_ownership_of_work(sentence: str) -> bool:
+    """Whether the sentence assigns rights in, or allots the ownership of, what is created or delivered under the agreement."""
+    return (_operative(sentence) and bool(_OWNERSHIP_PASSES.search(sentence))
+            and not _TRANSFERS_NOTHING.search(sentence))
+
+
+# A covenant not to compete, said in so many words: a party shall not (agrees not to, is prohibited from) do business
+# that competes with the other ("shall not, directly or indirectly, manufacture or sell any product competitive with the
+# Products"; 不得从事与甲方相竞争的业务), whether it names the business or the competition. Not a freedom to compete
+# ("nothing herein shall prevent either party from developing competing products"), and not soliciting the other's
+# staff or customers, which is Non-Solicitation.
+NON_COMPETE = "Non-Compete"
+_NOT_TO_DO = (r"(?:\b(?:shall|will|may|must|agrees?\s+to|undertakes?\s+to|covenants?\s+to)\s+not\b|\bnot\s+to\b|"
+              r"\bneither\b[^.;]{0,60}?\b(?:shall|will|may)\b|\b(?:prohibit\w*|restrict\w*|refrain\w*)\b)")
+_NOT_COMPETING = re.compile(
+    _NOT_TO_DO + r"[^.;]{0,150}?\b(?:compete|competes|competing|competitive|competition|competitively)\b|"
+    r"竞业(?:限制|禁止)|(?:不得|禁止|不会)[^。；]{0,30}?(?:从事|经营|参与|投资|开展)[^。；]{0,30}?(?:竞争|同类|相同或(?:相)?类似)", re.I)
+_FREE_TO_COMPETE = re.compile(r"\b(?:prevent|preclude|limit|restrict|prohibit)\w*\s+(?:[\w'’]+\s+){0,4}?from\s+"
+                              r"(?:[\w,]+\s+){0,6}?(?:develop|acquir|sell|market|compet|offer|provid|enter)|\bnothing\b|"
+                              r"\bsolicit\w*|\bnon-?\s?solicit", re.I)
+_COMPETE_HINT = re.compile(r"compet|竞业|竞争|同类|类似", re.I)
+
+
+def forbids_competing(sentence: str) -> bool:
+    """Whether the sentence forbids a party to do business in competition with the other."""
+    return (_operative(sentence) and bool(_NOT_COMPETING.search(sentence))
+            and not _FREE_TO_COMPETE.search(sentence))
+
+
 @dataclass(frozen=True)
 class WordingRule:
     """One reader: its type, the sentence test and a word no such sentence lacks (checked on the clause first)."""
@@ -348,6 +465,10 @@ RULES: tuple[WordingRule, ...] = (
     WordingRule(GOVERNING_LAW, chooses_the_law, _LAW_HINT),
     WordingRule(DATA_PROTECTION, handles_personal_data, _PERSONAL_DATA),
     WordingRule(AUDIT_RIGHTS, grants_an_audit, _AUDIT_HINT),
+    WordingRule(EXCLUSIVITY, grants_exclusivity, re.compile(r"exclusiv|sole|only|独家|唯一|排他", re.I)),
+    WordingRule(WARRANTY, warrants_for_a_period, re.compile(r"warrant|guarantee|defect|conform|specification|质保|保修|质量保证|缺陷|瑕疵|不合格|质量问题", re.I)),
+    WordingRule(IP_OWNERSHIP, passes_ownership_of_work, _IP_HINT),
+    WordingRule(NON_COMPETE, forbids_competing, _COMPETE_HINT),
 )
 
 

@@ -226,6 +226,28 @@ def test_a_non_exclusive_appointment_is_not_an_exclusivity_clause(embedder):
     assert typer.section.classify("1. APPOINTMENT", "The Supplier appoints X.").heading_lexical == 0
 
 
+def test_provisions_said_in_so_many_words_in_a_miscellaneous_section_are_its_types(embedder):
+    """A filing's catch-all section holding an exclusive supply, a warranty with its period, an assignment of the
+    work product and a covenant not to compete: each is a type of the clause, its sentence the evidence."""
+    from core.ingest.typing import get_clause_typer
+    from core.ingest.wording import METHOD_WORDING
+
+    text = ("During the Term the Hotel shall use Lindqvist Foods as the sole caterer for all banqueting events. "
+            "Lindqvist warrants that for twelve (12) months after delivery the kitchen equipment will be free from "
+            "defects in materials and workmanship. "
+            "Lindqvist hereby assigns to the Hotel all right, title and interest in the menus and recipes it creates "
+            "for the Hotel. "
+            "While this Agreement is in force Lindqvist shall not operate any restaurant that competes with the "
+            "Hotel within five miles of it.")
+    got = get_clause_typer().type_one("27. Miscellaneous", text)
+    for type_name, words in (("Exclusivity", "sole caterer"), ("Warranty", "twelve (12) months"),
+                             ("IP Ownership", "right, title and interest"), ("Non-Compete", "competes with")):
+        assert type_name in got.types, (type_name, got.types)
+        evidence = next(lab for lab in got.labels if lab.type == type_name)
+        assert words in text[evidence.span[0]:evidence.span[1]]
+        assert evidence.method in (METHOD_WORDING, "sentence")
+
+
 class _FixedSection:
     """A section classifier that gives every clause one verdict (the typer's rule under test is
     what follows the verdict, not the verdict itself)."""

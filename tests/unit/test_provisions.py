@@ -79,6 +79,9 @@ def test_artifact_loads_and_matches_the_taxonomy():
     cv = clf.model.meta["cv"]
     assert set(cv["presence"]["default"]) == set(MAPPING.values())   # out-of-fold figures stored
     assert cv["mean_f1"]["default"] > cv["mean_f1"]["keyword"]
+    # joined with the wording readers, as ingestion reads a clause: they only add, so recall never falls
+    for t, m in cv["presence"]["default"].items():
+        assert cv["presence"]["with_wording"][t]["recall"] >= m["recall"], t
 
 
 MISC = ("Section 14.7 Miscellaneous.\n"
@@ -213,6 +216,7 @@ def test_train_command_on_tiny_cuad_writes_a_loadable_artifact(tmp_path):
     cv = json.loads(run.stdout)
     assert set(cv["presence"]["default"]) == set(MAPPING.values())
     assert cv["presence"]["default"]["Governing Law"]["support"] == 4
+    assert set(cv["presence"]["with_wording"]) == set(MAPPING.values())
     assert out.with_suffix(".npz").is_file() and list((tmp_path / "cache").glob("provision-sentences-*.npz"))
     model = ProvisionModel.load(out)
     assert model.meta["contracts"] == 6 and model.meta["folds"] == 3 and model.meta["dataset"] == "cuad"

@@ -149,3 +149,66 @@ def test_an_exclusion_that_points_elsewhere_or_maintenance_records_are_no_mainte
 ])
 def test_a_right_to_end_that_waits_on_an_event_is_for_cause(sentence, conditional):
     assert wording.ends_on_a_condition(sentence) is conditional
+
+
+@pytest.mark.parametrize("sentence, exclusive", [
+    ("The Manufacturer appoints the Reseller as its exclusive reseller of the Devices in Scandinavia.", True),
+    ("During the Term the Hotel shall use the Caterer as the sole caterer for all banqueting events.", True),
+    ("Licensor grants Licensee the exclusive right to sell the Licensed Goods in the Field.", True),
+    ("The rights are granted on an exclusive basis for the Territory.", True),
+    ("乙方为甲方在华东地区的独家经销商。", True),
+    # non-exclusive, negated, defined, recited, or exclusive something else
+    ("The Supplier appoints the Distributor as a non-exclusive distributor in the Territory.", False),
+    ("Nothing in this Agreement makes the Carrier the exclusive carrier of the Shipper.", False),
+    ("The Customer is not obliged to use the Provider as its sole provider.", False),
+    ('"Exclusive Supplier" means the supplier named in Schedule 2.', False),
+    ("WHEREAS, the Buyer wishes to acquire the exclusive right to market the Products;", False),
+    ("The courts of Paris have exclusive jurisdiction; this remedy is the Buyer's sole remedy.", False),
+])
+def test_an_exclusive_appointment_or_right_is_exclusivity(sentence, exclusive):
+    assert wording.grants_exclusivity(sentence) is exclusive
+
+
+@pytest.mark.parametrize("sentence, period", [
+    ("The Vendor warrants that for eighteen (18) months after installation the Equipment will be free from defects in "
+     "materials and workmanship.", True),
+    ("Any goods that do not conform to the specifications must be reported to the Seller within ten business days of "
+     "delivery.", True),
+    ("Defects notified within the warranty period will be repaired free of charge.", True),
+    ("设备质保期为交付之日起二十四个月。", True),
+    # a warranty without a time, a survival clause, a payment within days
+    ("The Consultant warrants that the Services will be performed in a professional and workmanlike manner.", False),
+    ("All representations and warranties survive for a period of two years after closing.", False),
+    ("The Buyer shall pay each invoice within 30 days of receipt.", False),
+])
+def test_a_warranty_with_its_period_is_warranty(sentence, period):
+    assert wording.warrants_for_a_period(sentence) is period
+
+
+@pytest.mark.parametrize("sentence, passes", [
+    ("The Developer hereby assigns to the Client all right, title and interest in the Deliverables.", True),
+    ("The Agency shall own all work product created by its staff under this Agreement.", True),
+    ("Contractor agrees to assign to Owner any inventions conceived in performing the Services.", True),
+    ("本项目产生的工作成果及其知识产权归甲方所有。", True),
+    # keeping its own, disclaiming a transfer, successors
+    ("Nothing in this Agreement shall be construed as an assignment of any trade mark of the Licensor.", False),
+    ("This Agreement binds the parties and their successors and assigns.", False),
+    ("Each party retains all right, title and interest in its own pre-existing materials.", False),
+])
+def test_a_transfer_of_created_rights_is_ip_ownership(sentence, passes):
+    assert wording.passes_ownership_of_work(sentence) is passes
+
+
+@pytest.mark.parametrize("sentence, forbids", [
+    ("While this Agreement is in force the Franchisee shall not operate any restaurant that competes with the "
+     "System within ten miles of the Premises.", True),
+    ("The Consultant agrees not to provide services to any business in competition with the Company for one year.",
+     True),
+    ("乙方在合作期间不得从事与甲方相竞争的业务。", True),
+    # a freedom to compete, non-solicitation, a court's competence
+    ("Nothing in this Agreement shall prevent either party from developing competing products.", False),
+    ("The Reseller shall not solicit any customer of the Company to buy a competitive product.", False),
+    ("Disputes shall not be brought before any court other than a court of competent jurisdiction.", False),
+])
+def test_a_covenant_not_to_compete_is_non_compete(sentence, forbids):
+    assert wording.forbids_competing(sentence) is forbids
