@@ -55,6 +55,7 @@ NGRAMS_PER_TYPE = 300  # grouped CV on dev: 150 / 300 / 500 / 1000 per type, sca
 NGRAM_SCALE = 3.0      # the unit-norm tf-idf row against the scaled embedding under one C
 NGRAM_MIN_DF = 3       # a gram seen in fewer training sentences is noise (a party name, a date)
 GRID = np.round(np.arange(0.05, 0.951, 0.01), 2)
+JOINT_THRESHOLDS = False  # True: a mapped type's threshold is chosen for the model joined with the wording readers
 
 
 @dataclass
@@ -383,6 +384,15 @@ def said_in_so_many_words(ts: TrainingSet, types: Sequence[str]) -> dict[str, np
     return out
 
 
+def _cross_fitted(cmax: np.ndarray, gold: np.ndarray, fold_c: np.ndarray, k: int) -> np.ndarray:
+    """Contract presence where fold f is judged with the threshold best on the other folds."""
+    pred = np.zeros(len(cmax), dtype=bool)
+    for f in range(k):
+        other = fold_c != f
+        pred[fold_c == f] = cmax[fold_c == f] >= best_threshold(cmax[other], gold[other])
+    return pred
+
+
 def _thresholds_and_figures(ts: TrainingSet, types: list[str], oof: np.ndarray, fold_c: np.ndarray,
                             unit_fold: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, dict]:
     n_contracts = len(ts.contracts)
@@ -391,21 +401,20 @@ def _thresholds_and_figures(ts: TrainingSet, types: list[str], oof: np.ndarray, 
     said = said_in_so_many_words(ts, types)
     keyword = KeywordClassifier()
     kw_types = [{c.type for c in keyword.classify_many(cl)} for cl in ts.clauses]
+    names = [str(i) for i in range(n_contracts)]
+    figure = lambda pred, gold: prf(dict(zip(names, pred.tolist())), dict(zip(names, gold.tolist())))  # noqa: E731
     for ti, t in enumerate(types):
         if t in ts.gold:
             gold = ts.gold[t]
             cmax = _contract_max(oof[:, ti], ts.groups, n_contracts)
-            thresholds[ti] = best_threshold(cmax, gold)
-            pred = np.zeros(n_contracts, dtype=bool)
-            for f in range(k):   # cross-fitted: fold f judged with a threshold from the other folds
-                other = fold_c != f
-                th = best_threshold(cmax[other], gold[other])
-                pred[fold_c == f] = cmax[fold_c == f] >= th
-            names = [str(i) for i in range(n_contracts)]
-            default_fig[t] = prf(dict(zip(names, pred.tolist())), dict(zip(names, gold.tolist())))
-            joined = pred | said.get(t, np.zeros(n_contracts, dtype=bool))
-            wording_fig[t] = prf(dict(zip(names, joined.tolist())), dict(zip(names, gold.tolist())))
-            keyword_fig[t] = prf(dict(zip(names, [t in s for s in kw_types])), dict(zip(names, gold.tolist())))
+            # what the product reports is the model joined with the readers: the shipped threshold is the one best
+            # for that (a contract a reader finds counts as found at any threshold)
+            joint = np.where(said[t], 1.0, cmax) if JOINT_THRESHOLDS and t in said else cmax
+            thresholds[ti] = best_threshold(joint, gold)
+            default_fig[t] = figure(_cross_fitted(cmax, gold, fold_c, k), gold)
+            wording_fig[t] = figure(_cross_fitted(joint, gold, fold_c, k) | said.get(t, np.zeros(n_contracts, dtype=bool)),
+                                    gold)
+            keyword_fig[t] = figure(np.array([t in s for s in kw_types]), gold)
         else:
             sel = (ts.labels[:, ti] >= 0) & (unit_fold >= 0)
             if sel.any() and (ts.labels[sel, ti] == 1).any():

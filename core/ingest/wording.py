@@ -40,9 +40,9 @@ NON_RENEWAL = re.compile(r"\bnon-?renewal\b|\bnot\s+to\s+renew\b|"
 # On CUAD's dev split such a sentence is in 28 contracts, 26 of them labelled Termination for Convenience.
 _END_VERB = r"(?:terminat\w*|cancel\w*|end\b|bring\s+(?:\w+\s+){0,3}to\s+(?:an\s+end|a\s+close)|withdraw\w*\s+from)"
 _A_RIGHT_TO_END = re.compile(
-    r"(?:\bmay|\bcan|\bshall\s+(?:have|be\s+entitled)\s+(?:the\s+right\s+)?to|\b(?:is|are)\s+entitled\s+to|"
-    r"\bha(?:s|ve)\s+the\s+right\s+to|\breserves?\s+the\s+right\s+to|\b(?:is|are)\s+free\s+to)\s+"
-    r"(?:[\w,()'’]+\s+){0,12}?" + _END_VERB + r"|(?:可以|可|有权|得以|希望|要求)[^。；]{0,20}?(?:解除|终止|结束)", re.I)
+    r"(?:\bmay|\bcan|\bshall\s+(?:have|be\s+entitled)\s+(?:the\s+right\s+(?:[\w,]+\s+){0,8}?)?to|\b(?:is|are)\s+entitled\s+to|"
+    r"\bha(?:s|ve)\s+the\s+right\s+(?:[\w,]+\s+){0,8}?to|\breserves?\s+the\s+right\s+to|\b(?:is|are)\s+free\s+to)\s+"
+    r"(?:[\w,()'’]+\s+){0,12}?" + _END_VERB + r"|(?:可以|可|有权|得以|希望|要求)[^。；]{0,30}?(?:解除|终止|结束)", re.I)
 _NO_CAUSE_NAMED = re.compile(r"for\s+(?:its\s+|their\s+)?convenience|without\s+cause|无理由", re.I)
 _NO_CAUSE = re.compile(
     r"for\s+any\s+(?:or\s+no\s+)?reason|for\s+no\s+reason|at\s+will|"
@@ -50,11 +50,14 @@ _NO_CAUSE = re.compile(
     r"无需(?:任何)?理由|不需(?:要)?(?:说明)?(?:任何)?理由|随时解除|"
     r"at\s+any\s+time\b[^.;]{0,80}\b(?:notice|days|months|weeks)\b|\b(?:notice|days|months|weeks)\b[^.;]{0,40}\bat\s+any\s+time\b",
     re.I)
-# a figure in digits or words, with its bracketed digits: "30", "4.5", "ninety (90)"
-_PERIOD = r"(?:\d+(?:\.\d+)?|[a-z]+(?:[\s-][a-z]+)?)\s*(?:\(\d+\)\s*)?"
+# a figure in digits or words, with its bracketed digits: "30", "4.5", "ninety (90)"; or redacted, as filings are
+# ("[*] months", "[***] days")
+_REDACTED = r"\[[^\]\n]{0,12}\]"
+_PERIOD = r"(?:\d+(?:\.\d+)?|[a-z]+(?:[\s-][a-z]+)?|" + _REDACTED + r")\s*(?:\((?:\d+|" + _REDACTED + r")\)\s*)?"
 _NOTICE_PERIOD = re.compile(
-    r"\b" + _PERIOD + r"(?:calendar\s+|business\s+|working\s+)?(?:days?|weeks?|months?)['’]?\s*(?:\(\d+\)\s*)?"
-    r"(?:prior\s+|advance\s+|written\s+)*notice|notice\s+of\s+(?:at\s+least\s+|not\s+less\s+than\s+)?" + _PERIOD +
+    r"(?:\b|(?=\[))" + _PERIOD + r"(?:calendar\s+|business\s+|working\s+)?(?:days?|weeks?|months?)(?:['’]s?)?\s*(?:\(\d+\)\s*)?"
+    r"(?:prior\s+|advance\s+|written\s+)*notice|" + _REDACTED + r"\s*(?:(?:prior|advance|written)\s+)+notice|"
+    r"notice\s+of\s+(?:at\s+least\s+|not\s+less\s+than\s+)?" + _PERIOD +
     r"(?:days?|weeks?|months?)|提前\s*[\d一二两三四五六七八九十百]+\s*(?:个)?(?:工作)?(?:日|天|个月|周)", re.I)
 _CONDITION = re.compile(r"\b(?:if|in\s+the\s+event|upon\s+the\s+occurrence|should|where|in\s+case|unless|provided\s+that|"
                         r"following|after)\b|如果|若|如|在.{0,10}情况下", re.I)
@@ -101,6 +104,9 @@ def ends_on_a_condition(sentence: str) -> bool:
     return any(not _PROVISO.search(sentence[:m.start()]) for m in _IF.finditer(sentence))
 
 
+_A_PROVISO = re.compile(r"[,;]?\s*\bprovided\s*,?\s*(?:that|however)\b", re.I)
+
+
 def ends_without_cause(sentence: str) -> bool:
     """Whether the sentence grants a right to end the agreement with no cause, in so many words."""
     if not _A_RIGHT_TO_END.search(sentence) or NON_RENEWAL.search(sentence):
@@ -109,7 +115,9 @@ def ends_without_cause(sentence: str) -> bool:
         return True
     if _A_CAUSE.search(sentence):
         return False
-    return bool(_NO_CAUSE.search(sentence) or (_NOTICE_PERIOD.search(sentence) and not _CONDITION.search(sentence)))
+    # a proviso after the right ("provided that if Sanofi terminates only in part, ...") qualifies it, not conditions it
+    right = _A_PROVISO.split(sentence, maxsplit=1)[0]
+    return bool(_NO_CAUSE.search(sentence) or (_NOTICE_PERIOD.search(right) and not _CONDITION.search(right)))
 
 
 def _operative(sentence: str) -> bool:
@@ -350,18 +358,45 @@ _EXCLUSIVE_GRANT = re.compile(
     r"\b(?:the|as|its|an?|their|his|her|our|your|be|become|remain)\s+(?:sole\s+and\s+)?(?:exclusive|sole|only)\s+"
     r"(?:and\s+exclusive\s+)?(?:" + _NOT_A_WORD_BETWEEN + r"[\w-]+\s+){0,3}?" + _TRADING_ROLE + r"\b|"
     r"\b(?:sole\s+and\s+)?exclusive\s+(?:[\w-]+\s+){0,2}?(?:rights?|licen[sc]es?|basis)\b|"
-    r"(?:独家|唯一|排他性?的?)(?:的)?(?:供应商|供货商|服务商|承运人|经销商|分销商|代理商?|运营商|合作方|合作伙伴|许可|授权|权利|代理权|经营权|销售权)",
-    re.I)
+    r"(?:独家|唯一|排他性?|独占)[^，,。；;]{0,8}?(?:供应商|供货商|服务商|承运人|经销商|分销商|代理商?|运营商|合作方|合作伙伴|许可|授权|"
+    r"权利|代理权|经营权|销售权)", re.I)
+# exclusive dealing as a duty rather than a title: all of a party's requirements bought from the other ("shall purchase
+# from Acme all of its requirements for the Components"); dealing with the other exclusively ("sell the Products in the
+# Territory exclusively through Distributor"); or no dealing with anyone else ("shall not appoint any other distributor";
+# "shall not sell the Products to any person other than Buyer"; 不得向任何第三方采购同类原材料)
+_DEALING = (r"(?:purchas(?:e|es|ing)|buy(?:s|ing)?|procur(?:e|es|ing)|sourc(?:e|es|ing)|sell(?:s|ing)?|resell(?:s|ing)?|"
+            r"distribut(?:e|es|ing)|market(?:s|ing)?|suppl(?:y|ies|ying)|provid(?:e|es|ing)|appoint(?:s|ing)?|"
+            r"licen[sc](?:e|es|ing)|grant(?:s|ing)?|collaborat(?:e|es|ing)|enter(?:s|ing)?\s+into)")
+_EXCLUSIVE_DEALING = re.compile(
+    r"\b(?:purchas\w*|buy\w*|procur\w*|sourc\w*|obtain\w*|order\w*|suppl\w*|fulfil\w*|fill\w*|meet\w*|furnish\w*|provid\w*)"
+    r"\s+(?:[\w'’-]+\s+){0,3}?(?:all|one\s+hundred\s+percent|100\s*%)\s+(?:\(100%\)\s+)?(?:of\s+)?(?:its|their|his|her|"
+    r"[\w'’-]+['’]s?)\s+(?:[\w-]+\s+){0,3}?requirements\b|\brequirements\b[^.;]{0,60}?\b(?:exclusively|solely|only)\s+from\b|"
+    r"\b" + _DEALING + r"\b[^.;,]{0,60}?(?<!subject\s)(?<!governed\s)\b(?:solely\s+and\s+)?exclusively\s+(?:to|with|through|from)\b|"
+    r"\b(?:shall|will|may|must|agrees?\s+to|undertakes?\s+to|covenants?\s+to)\s+not\b[^.;]{0,60}?\b" + _DEALING + r"\b"
+    r"[^.;]{0,100}?\b(?:any\s+other\s+(?:[\w-]+\s+){0,2}?(?:distributors?|suppliers?|agents?|representatives?|resellers?|"
+    r"sources?|vendors?|licensees?|persons?|part(?:y|ies)|sponsors?|sponsorships?)|(?:any\s+)?(?:persons?|part(?:y|ies)|"
+    r"suppliers?|entit(?:y|ies)|one|anyone)\s+other\s+than)\b|"
+    r"(?:全部|所有|一切)[^。；;]{0,20}?(?:均|都|只|仅)?(?:应|须|必须|只能)?(?:向|从)[^。；;]{0,10}?(?:采购|购买|进货)|"
+    r"(?:只能|仅能|仅可|只可)(?:向|从|通过)[^。；;]{0,10}?(?:采购|购买|销售|进货|经销)|"
+    r"不得(?:另行)?(?:向|从|在)?[^。；;]{0,20}?(?:其他|任何第三方|第三方)[^。；;]{0,10}?(?:采购|购买|经销|销售|指定|授权|赞助|合作)|"
+    r"不得[^。；;]{0,20}?(?:另行)?(?:指定|授权|接受)[^。；;]{0,6}?(?:其他|任何第三方|第三方)", re.I)
 _NOT_EXCLUSIVE = re.compile(r"\bnon-?\s?exclusive|\bnothing\b|^\W*whereas\b|非独家|非排他|不具有排他", re.I)
-_NEGATED_BEFORE = re.compile(r"\b(?:not|no|never|neither|nor)\b|n['’]t\b|不|无|非", re.I)
+_NEGATED_BEFORE = re.compile(r"\b(?:not|no|never|neither|nor)\b|n['’]t\b", re.I)
+_NEGATED_BEFORE_ZH = re.compile(r"(?:不是|并非|不作为|不属于|不为|非)$")
+
+
+def _negated(sentence: str, at: int) -> bool:
+    return bool(_NEGATED_BEFORE.search(sentence[max(0, at - 60):at]) or _NEGATED_BEFORE_ZH.search(sentence[max(0, at - 6):at]))
 
 
 def grants_exclusivity(sentence: str) -> bool:
-    """Whether the sentence makes a party the exclusive (sole, only) trading partner of the other, or grants an exclusive right."""
+    """Whether the sentence makes a party the exclusive (sole, only) trading partner of the other, grants an exclusive
+    right, or binds a party to deal with the other alone."""
     if not _operative(sentence) or _NOT_EXCLUSIVE.search(sentence):
         return False
-    return any(not _NEGATED_BEFORE.search(sentence[max(0, m.start() - 60):m.start()])
-               for m in _EXCLUSIVE_GRANT.finditer(sentence))
+    if _EXCLUSIVE_DEALING.search(sentence):
+        return True
+    return any(not _negated(sentence, m.start()) for m in _EXCLUSIVE_GRANT.finditer(sentence))
 
 
 # A warranty with its period, said in so many words: a warranty or guarantee about defects, workmanship or conformity
@@ -372,28 +407,40 @@ def grants_exclusivity(sentence: str) -> bool:
 WARRANTY = "Warranty"
 _A_WARRANTY = re.compile(r"\bwarrant(?:s|y|ies|ed)?\b|\bguarantee[sd]?\b", re.I)
 _FOR_A_TIME = re.compile(
-    r"\b(?:for|during|within|throughout)\s+(?:a|the)?\s*(?:period\s+of\s+)?" + _PERIOD +
+    r"\b(?:for|during|within|throughout)\s+(?:a|the)?\s*(?:(?:warranty\s+)?period\s+of\s+)?" + _PERIOD +
     r"(?:calendar\s+)?(?:days?|weeks?|months?|years?)\b|\b" + _PERIOD + r"(?:calendar\s+)?(?:days?|weeks?|months?|years?)\s+"
-    r"(?:from|after|following|of)\s+(?:the\s+)?(?:date|delivery|receipt|shipment|installation|acceptance|completion)|"
-    r"\bwarranty\s+period\b", re.I)
+    r"(?:from|after|following|of)\s+(?:the\s+)?(?:date|delivery|receipt|shipment|installation|acceptance|completion)", re.I)
 _QUALITY = re.compile(r"\b(?:defect\w*|conform\w*|specifications?|workmanship|free\s+(?:of|from)|malfunction\w*|errors?|"
                       r"repair\w*|replace\w*|perform\s+(?:substantially|materially|in\s+accordance))\b", re.I)
 _SURVIVES = re.compile(r"\bsurviv\w*", re.I)
 _DEFECT = (r"(?:defect\w*|non-?\s?conform\w*|fail\w*\s+to\s+conform|not\s+conform\w*|"
            r"does\s+not\s+(?:meet|comply\s+with)\s+(?:the\s+)?specifications?)")
-_WITHIN = r"within\s+(?:\[[^\]]*\]|" + _PERIOD + r"(?:calendar\s+|business\s+|working\s+)?(?:days?|weeks?|months?|years?))"
+_WITHIN = r"(?:within|no\s+later\s+than|not\s+later\s+than)\s+(?:\[[^\]]*\]|" + _PERIOD + r"(?:calendar\s+|business\s+|working\s+)?(?:days?|weeks?|months?|years?))"
 _DEFECTS_WITHIN = re.compile(r"\b" + _DEFECT + r"\b[^.;]{0,150}?\b" + _WITHIN + r"|\b" + _WITHIN + r"[^.;]{0,150}?\b" +
                              _DEFECT + r"\b", re.I)
-_WARRANTY_PERIOD_ZH = re.compile(r"(?:质保|保修|质量保证)期|(?:质保|保修|质量保证)[^。；]{0,10}?[\d一二两三四五六七八九十百]+\s*(?:个)?(?:月|年|日|天)|"
-                                 r"(?:缺陷|瑕疵|不合格|质量问题)[^。；]{0,30}?[\d一二两三四五六七八九十百]+\s*(?:个)?(?:工作)?(?:日|天|月)内")
+# a warranty period that is set ("自验收合格之日起二十四个月为质保期"; "保修期为一年"), not one that is only mentioned
+# ("质保期满后，维修按附件三的价格收费" is a repair price after it)
+_ZH_TERM = r"[\d一二两三四五六七八九十百]+\s*(?:个)?(?:月|年|日|天)"
+_WARRANTY_PERIOD_ZH = re.compile(r"(?:质保|保修|质量保证)期(?:限)?(?:为|是|自|从|：|:)[^。；，,]{0,20}?" + _ZH_TERM + r"|" + _ZH_TERM +
+                                 r"(?:为|的|作为)?(?:质保|保修|质量保证)期|(?:质保|保修|质量保证)" + _ZH_TERM + r"|"
+                                 r"(?:缺陷|瑕疵|不合格|质量问题|不符合)[^。；]{0,30}?[\d一二两三四五六七八九十百]+\s*(?:个)?(?:工作)?(?:日|天|月)内|"
+                                 r"[\d一二两三四五六七八九十百]+\s*(?:个)?(?:工作)?(?:日|天|月)内[^。；]{0,30}?(?:缺陷|瑕疵|不合格|质量问题|不符合)")
+# the warranty itself, as a noun, given a term ("The warranty shall extend for a period of [***] years"; "Seller's warranty
+# obligations shall continue for ten (10) years"), not representations and warranties that survive
+_THE_WARRANTY = re.compile(r"\bwarrant(?:y|ies)\b(?:\s+(?:period|term)\b|[^.;]{0,80}?\b(?:remain\w*|continu\w*|extend\w*|run(?:s|ning)?|"
+                           r"last(?:s|ing)?|expir\w*|valid|commenc\w*|begin\w*|in\s+(?:effect|force))\b)", re.I)
+_REPS_AND_WARRANTIES = re.compile(r"\brepresentations?,?\s+(?:and|or)\s+warrant(?:y|ies)\b", re.I)
 
 
 def warrants_for_a_period(sentence: str) -> bool:
     """Whether the sentence gives a warranty against defects for a stated time, or a time to notify or remedy defects."""
     if not _operative(sentence):
         return False
-    warranty_for_a_time = (_A_WARRANTY.search(sentence) and _FOR_A_TIME.search(sentence) and _QUALITY.search(sentence)
-                           and not _SURVIVES.search(sentence))
+    if _SURVIVES.search(sentence) or not (_FOR_A_TIME.search(sentence) or _DEFECTS_WITHIN.search(sentence)):
+        return bool(_WARRANTY_PERIOD_ZH.search(sentence))
+    warranty_for_a_time = (_FOR_A_TIME.search(sentence) and (
+        (_A_WARRANTY.search(sentence) and _QUALITY.search(sentence))
+        or (_THE_WARRANTY.search(sentence) and not _REPS_AND_WARRANTIES.search(sentence))))
     return bool(warranty_for_a_time or _DEFECTS_WITHIN.search(sentence) or _WARRANTY_PERIOD_ZH.search(sentence))
 
 
@@ -403,17 +450,20 @@ def warrants_for_a_period(sentence: str) -> bool:
 # (工作成果的知识产权归甲方所有). A party keeping what it already had ("retains all right, title and interest in its
 # Marks"), "nothing herein shall be construed as an assignment" and "successors and assigns" transfer nothing.
 IP_OWNERSHIP = "IP Ownership"
-_CREATED = (r"(?:inventions?|improvements?|intellectual\s+property|work\s+product|deliverables?|developments?|"
-            r"modifications?|data|results|works?\s+of\s+authorship)")
+_CREATED = (r"(?:inventions?|improvements?|intellectual\s+property|work\s+product|deliverables?|developments?|enhancements?|"
+            r"modifications?|data|results|reports?|designs?|formulations?|foreground(?:\s+ip)?|works?\s+of\s+authorship)")
 _OWNERSHIP_PASSES = re.compile(
     r"\b(?:hereby\s+|shall\s+|will\s+|agrees?\s+to\s+)(?:irrevocably\s+)?(?:assigns?|transfers?|conveys?)\b[^.;]{0,120}?"
     r"\b(?:right,?\s+title\s+and\s+interest|intellectual\s+(?:and\s+industrial\s+)?property|inventions?|copyrights?|"
     r"patents?|work\s+product|deliverables?)\b|"
     r"\b(?:shall|will)\s+(?:solely\s+|exclusively\s+|jointly\s+)?own\b[^.;]{0,80}?\b" + _CREATED + r"\b|"
-    r"(?:成果|交付物|开发|知识产权|著作权|专利)[^。；]{0,40}?(?:归|属于)[^。；]{0,15}?所有", re.I)
+    r"(?:成果|交付物|开发|改进|发明|知识产权|著作权|专利)[^。；]{0,40}?(?:(?:归|属于)[^。；]{0,15}?所有|由[^。；]{0,15}?(?:共有|所有|享有))", re.I)
+# keeping what one had, or disclaiming a transfer: "retains all right, title and interest in its pre-existing materials";
+# 甲方在本合同签订前已拥有的专利仍归甲方所有
 _TRANSFERS_NOTHING = re.compile(r"\bnothing\b|\bno\s+(?:right|title|licen[sc]e)|\bnot\s+(?:be\s+)?(?:construed|deemed)|"
-                                r"\bsuccessors\s+and\s+assigns\b", re.I)
-_IP_HINT = re.compile(r"assign|transfer|convey|own|归|属于", re.I)
+                                r"\bsuccessors\s+and\s+assigns\b|\bretain\w*|\bpre-?existing\b|\bremain\w*\s+(?:the\s+)?"
+                                r"(?:sole\s+|exclusive\s+)?property|已拥有|原有|既有|签订前|仍归|仍属", re.I)
+_IP_HINT = re.compile(r"assign|transfer|convey|own|propert|vest|belong|归|属于|共有|享有", re.I)
 
 
 def passes_ownership_of_work(sentence: str) -> bool:
@@ -432,7 +482,7 @@ _NOT_TO_DO = (r"(?:\b(?:shall|will|may|must|agrees?\s+to|undertakes?\s+to|covena
               r"\bneither\b[^.;]{0,60}?\b(?:shall|will|may)\b|\b(?:prohibit\w*|restrict\w*|refrain\w*)\b)")
 _NOT_COMPETING = re.compile(
     _NOT_TO_DO + r"[^.;]{0,150}?\b(?:compete|competes|competing|competitive|competition|competitively)\b|"
-    r"竞业(?:限制|禁止)|(?:不得|禁止|不会)[^。；]{0,30}?(?:从事|经营|参与|投资|开展)[^。；]{0,30}?(?:竞争|同类|相同或(?:相)?类似)", re.I)
+    r"竞业(?:限制|禁止)|(?:不得|禁止|不会|不以|不能|不再)[^。；]{0,40}?(?:相?竞争(?!对手|者)|同类|相同或(?:相)?类似|功能相同|功能类似)", re.I)
 _FREE_TO_COMPETE = re.compile(r"\b(?:prevent|preclude|limit|restrict|prohibit)\w*\s+(?:[\w'’]+\s+){0,4}?from\s+"
                               r"(?:[\w,]+\s+){0,6}?(?:develop|acquir|sell|market|compet|offer|provid|enter)|\bnothing\b|"
                               r"\bsolicit\w*|\bnon-?\s?solicit", re.I)

@@ -360,6 +360,13 @@ def test_a_termination_for_convenience_read_in_a_sentence_that_names_the_cause_i
     ("The Company may terminate this Agreement for convenience upon thirty (30) days' prior written notice.", True),
     ("甲方可以提前三十日书面通知乙方解除本协议。", True),
     ("任何一方可提前三个月书面通知对方解除本协议。", True),
+    # a redacted period, as filings print it; a proviso after the right; the right's time between "right" and "to"
+    ("The Buyer may terminate this Agreement upon [*] month's written notice to the Seller.", True),
+    ("The Licensee may terminate this Agreement by giving [***] prior written notice to the Licensor.", True),
+    ("The Distributor may terminate this Agreement on sixty (60) days' written notice, provided that if it does so "
+     "within the first year it shall pay the set-up fee.", True),
+    ("The Customer shall have the right at any time before the third anniversary to terminate this Agreement by "
+     "written notice.", True),
     # a cause, a condition, a non-renewal, or no right to end at all
     ("Either party may terminate this Agreement by written notice if the other party commits a material breach.", False),
     ("This Agreement may be terminated by either Party at any time by notice if the other becomes bankrupt.", False),

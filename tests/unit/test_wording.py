@@ -174,7 +174,11 @@ def test_an_exclusive_appointment_or_right_is_exclusivity(sentence, exclusive):
      "materials and workmanship.", True),
     ("Any goods that do not conform to the specifications must be reported to the Seller within ten business days of "
      "delivery.", True),
-    ("Defects notified within the warranty period will be repaired free of charge.", True),
+    ("Defects notified within the warranty period of twelve months will be repaired free of charge.", True),
+    ("The warranty shall remain in effect for [***] months following acceptance of each system.", True),
+    # a warranty period only mentioned: repairs after it, a retention paid after it
+    ("Repairs after the warranty period are charged at the rates in Schedule 3.", False),
+    ("质保期满后，维修按附件三的价格收费。", False),
     ("设备质保期为交付之日起二十四个月。", True),
     # a warranty without a time, a survival clause, a payment within days
     ("The Consultant warrants that the Services will be performed in a professional and workmanlike manner.", False),
