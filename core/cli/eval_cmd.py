@@ -101,6 +101,27 @@ def _run_classify(args) -> int:
     return 0
 
 
+# -- sentences --------------------------------------------------------------------------
+
+def _add_sentences(eval_sub) -> None:
+    p = eval_sub.add_parser("sentences", help="labelled provision sentences, one at a time: what the provision "
+                                              "model, the wording readers and both together find")
+    p.add_argument("file", help='JSON lines {"id", "type", "label": true|false, "text"} (e.g. eval/sentences/*.jsonl)')
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.set_defaults(func=_run_sentences)
+
+
+def _run_sentences(args) -> int:
+    from core.evaluation.sentences import SentencesFormatError, evaluate, format_table
+
+    try:
+        result = evaluate(args.file, log=_progress)
+    except SentencesFormatError as exc:
+        raise UserError(str(exc)) from exc
+    print(json.dumps(result, indent=2, ensure_ascii=False) if args.json else format_table(result))
+    return 0
+
+
 # -- questions --------------------------------------------------------------------------
 
 def _add_questions(eval_sub) -> None:
@@ -140,4 +161,4 @@ def _run_questions(args) -> int:
     return 0
 
 
-SUBCOMMANDS = [_add_acord, _add_cuad, _add_classify, _add_questions]
+SUBCOMMANDS = [_add_acord, _add_cuad, _add_classify, _add_questions, _add_sentences]

@@ -486,7 +486,7 @@ _NOT_COMPETING = re.compile(
 _FREE_TO_COMPETE = re.compile(r"\b(?:prevent|preclude|limit|restrict|prohibit)\w*\s+(?:[\w'’]+\s+){0,4}?from\s+"
                               r"(?:[\w,]+\s+){0,6}?(?:develop|acquir|sell|market|compet|offer|provid|enter)|\bnothing\b|"
                               r"\bsolicit\w*|\bnon-?\s?solicit", re.I)
-_COMPETE_HINT = re.compile(r"compet|竞业|竞争|同类|类似", re.I)
+_COMPETE_HINT = re.compile(r"compet|竞业|竞争|同类|类似|相同", re.I)
 
 
 def forbids_competing(sentence: str) -> bool:
@@ -515,8 +515,9 @@ RULES: tuple[WordingRule, ...] = (
     WordingRule(GOVERNING_LAW, chooses_the_law, _LAW_HINT),
     WordingRule(DATA_PROTECTION, handles_personal_data, _PERSONAL_DATA),
     WordingRule(AUDIT_RIGHTS, grants_an_audit, _AUDIT_HINT),
-    WordingRule(EXCLUSIVITY, grants_exclusivity, re.compile(r"exclusiv|sole|only|独家|唯一|排他", re.I)),
-    WordingRule(WARRANTY, warrants_for_a_period, re.compile(r"warrant|guarantee|defect|conform|specification|质保|保修|质量保证|缺陷|瑕疵|不合格|质量问题", re.I)),
+    WordingRule(EXCLUSIVITY, grants_exclusivity, re.compile(r"exclusiv|sole|only|requirements|other|独家|唯一|排他|独占|全部|所有|一切|"
+                                                           r"只能|仅能|仅可|只可|其他|第三方", re.I)),
+    WordingRule(WARRANTY, warrants_for_a_period, re.compile(r"warrant|guarantee|defect|conform|specification|质保|保修|质量保证|缺陷|瑕疵|不合格|质量问题|不符合", re.I)),
     WordingRule(IP_OWNERSHIP, passes_ownership_of_work, _IP_HINT),
     WordingRule(NON_COMPETE, forbids_competing, _COMPETE_HINT),
 )

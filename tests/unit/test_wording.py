@@ -216,3 +216,18 @@ def test_a_transfer_of_created_rights_is_ip_ownership(sentence, passes):
 ])
 def test_a_covenant_not_to_compete_is_non_compete(sentence, forbids):
     assert wording.forbids_competing(sentence) is forbids
+
+
+def test_every_readers_hint_is_in_each_sentence_it_reads():
+    """A reader is only run on a clause its hint matches, so a sentence it reads without the hint would be lost at
+    ingest; the labelled sentences of eval/sentences are the test bed."""
+    from pathlib import Path
+
+    from core.jsonl import read_jsonl
+
+    folder = Path(__file__).resolve().parents[2] / "eval" / "sentences"
+    texts = [obj["text"] for path in sorted(folder.glob("*.jsonl")) for _, obj in read_jsonl(path)]
+    assert len(texts) >= 400
+    for rule in wording.RULES:
+        lost = [t for t in texts if rule.reads(t) and not rule.hint.search(t)]
+        assert not lost, (rule.type, lost[:3])
