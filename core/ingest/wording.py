@@ -125,6 +125,11 @@ def _operative(sentence: str) -> bool:
     return not DEFINITION.match(clean_title(sentence))
 
 
+def _says(sentence: str, pattern: re.Pattern, unless: re.Pattern) -> bool:
+    """An operative sentence (no definition) that matches `pattern` and nothing that undoes it (`unless`)."""
+    return _operative(sentence) and bool(pattern.search(sentence)) and not unless.search(sentence)
+
+
 def _in_so_many_words(type_name: str, reads: Callable[[str], bool], hint: re.Pattern, text: str,
                       labels: list[ProvisionLabel]) -> list[ProvisionLabel]:
     """The clause's labels with `type_name` for the first sentence that `reads` as one in so many
@@ -463,13 +468,12 @@ _OWNERSHIP_PASSES = re.compile(
 _TRANSFERS_NOTHING = re.compile(r"\bnothing\b|\bno\s+(?:right|title|licen[sc]e)|\bnot\s+(?:be\s+)?(?:construed|deemed)|"
                                 r"\bsuccessors\s+and\s+assigns\b|\bretain\w*|\bpre-?existing\b|\bremain\w*\s+(?:the\s+)?"
                                 r"(?:sole\s+|exclusive\s+)?property|已拥有|原有|既有|签订前|仍归|仍属", re.I)
-_IP_HINT = re.compile(r"assign|transfer|convey|own|propert|vest|belong|归|属于|共有|享有", re.I)
+_IP_HINT = re.compile(r"assign|transfer|convey|own|归|属于|共有|享有", re.I)
 
 
 def passes_ownership_of_work(sentence: str) -> bool:
     """Whether the sentence assigns rights in, or allots the ownership of, what is created or delivered under the agreement."""
-    return (_operative(sentence) and bool(_OWNERSHIP_PASSES.search(sentence))
-            and not _TRANSFERS_NOTHING.search(sentence))
+    return _says(sentence, _OWNERSHIP_PASSES, unless=_TRANSFERS_NOTHING)
 
 
 # A covenant not to compete, said in so many words: a party shall not (agrees not to, is prohibited from) do business
@@ -491,8 +495,7 @@ _COMPETE_HINT = re.compile(r"compet|竞业|竞争|同类|类似|相同", re.I)
 
 def forbids_competing(sentence: str) -> bool:
     """Whether the sentence forbids a party to do business in competition with the other."""
-    return (_operative(sentence) and bool(_NOT_COMPETING.search(sentence))
-            and not _FREE_TO_COMPETE.search(sentence))
+    return _says(sentence, _NOT_COMPETING, unless=_FREE_TO_COMPETE)
 
 
 @dataclass(frozen=True)
