@@ -350,7 +350,6 @@ def grants_an_audit(sentence: str) -> bool:
 # "nothing herein creates an exclusive arrangement"), a definition or a recital ("WHEREAS ... desires to acquire the
 # exclusive right") grants nothing.
 EXCLUSIVITY = "Exclusivity"
-# a trading role: a word for one who does something (supplier, caterer, distributor, licensee, agent), not a thing
 # a trading role: one who supplies, sells, carries or acts for another (supplier, caterer, distributor, licensee,
 # agent); not a thing ("order", "manner") nor one who settles disputes or runs a company ("arbitrator", "officer")
 _TRADING_ROLE = (r"(?:(?!(?:order|manner|matter|number|other|under|letter|paper|power|water|transfer|offer|later|after|"
