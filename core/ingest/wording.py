@@ -380,6 +380,8 @@ _EXCLUSIVE_DEALING = re.compile(
     r"[^.;]{0,100}?\b(?:any\s+other\s+(?:[\w-]+\s+){0,2}?(?:distributors?|suppliers?|agents?|representatives?|resellers?|"
     r"sources?|vendors?|licensees?|persons?|part(?:y|ies)|sponsors?|sponsorships?)|(?:any\s+)?(?:persons?|part(?:y|ies)|"
     r"suppliers?|entit(?:y|ies)|one|anyone)\s+other\s+than)\b|"
+    r"\b(?:from|through|with|to)\s+no\s+(?:other\s+(?:person|part(?:y|ies)|supplier|source|vendor|company|entity|distributor|"
+    r"customer|buyer|manufacturer)s?|one\s+else)\b|"
     r"(?:全部|所有|一切)[^。；;]{0,20}?(?:均|都|只|仅)?(?:应|须|必须|只能)?(?:向|从)[^。；;]{0,10}?(?:采购|购买|进货)|"
     r"(?:只能|仅能|仅可|只可)(?:向|从|通过)[^。；;]{0,10}?(?:采购|购买|销售|进货|经销)|"
     r"不得(?:另行)?(?:向|从|在)?[^。；;]{0,20}?(?:其他|任何第三方|第三方)[^。；;]{0,10}?(?:采购|购买|经销|销售|指定|授权|赞助|合作)|"
@@ -486,15 +488,22 @@ _NOT_TO_DO = (r"(?:\b(?:shall|will|may|must|agrees?\s+to|undertakes?\s+to|covena
 _NOT_COMPETING = re.compile(
     _NOT_TO_DO + r"[^.;]{0,150}?\b(?:compete|competes|competing|competitive|competition|competitively)\b|"
     r"竞业(?:限制|禁止)|(?:不得|禁止|不会|不以|不能|不再)[^。；]{0,40}?(?:相?竞争(?!对手|者)|同类|相同或(?:相)?类似|功能相同|功能类似)", re.I)
+# a restraint on where a party may trade, which names no competition: "shall not, during the term and for one year after,
+# own, operate or supply any retail fuel dock within the limits of the Harbour"; "within a ten (10) mile radius"
+_NOT_TRADING_THERE = re.compile(
+    _NOT_TO_DO + r"[^.;]{0,120}?\b(?:own|operate|open|establish|run|carry\s+on|engage\s+in|manage|franchise)\b[^.;]{0,120}?"
+    r"\b(?:within\s+(?:the\s+(?:limits|boundaries|area)\s+of|a\s+radius|an?\s+area|" + _PERIOD +
+    r"(?:miles?|kilomet(?:er|re)s?|km))|anywhere\s+in|in\s+the\s+territory)\b", re.I)
 _FREE_TO_COMPETE = re.compile(r"\b(?:prevent|preclude|limit|restrict|prohibit)\w*\s+(?:[\w'’]+\s+){0,4}?from\s+"
                               r"(?:[\w,]+\s+){0,6}?(?:develop|acquir|sell|market|compet|offer|provid|enter)|\bnothing\b|"
                               r"\bsolicit\w*|\bnon-?\s?solicit", re.I)
-_COMPETE_HINT = re.compile(r"compet|竞业|竞争|同类|类似|相同", re.I)
+_COMPETE_HINT = re.compile(r"compet|within|anywhere|territor|竞业|竞争|同类|类似|相同", re.I)
 
 
 def forbids_competing(sentence: str) -> bool:
     """Whether the sentence forbids a party to do business in competition with the other."""
-    return _says(sentence, _NOT_COMPETING, unless=_FREE_TO_COMPETE)
+    return (_says(sentence, _NOT_COMPETING, unless=_FREE_TO_COMPETE)
+            or _says(sentence, _NOT_TRADING_THERE, unless=_FREE_TO_COMPETE))
 
 
 @dataclass(frozen=True)

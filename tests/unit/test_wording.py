@@ -157,6 +157,8 @@ def test_a_right_to_end_that_waits_on_an_event_is_for_cause(sentence, conditiona
     ("Licensor grants Licensee the exclusive right to sell the Licensed Goods in the Field.", True),
     ("The rights are granted on an exclusive basis for the Territory.", True),
     ("乙方为甲方在华东地区的独家经销商。", True),
+    ("The Airline shall buy from the Caterer, and from no other supplier, all of the meals it serves on its Oslo flights.",
+     True),
     # non-exclusive, negated, defined, recited, or exclusive something else
     ("The Supplier appoints the Distributor as a non-exclusive distributor in the Territory.", False),
     ("Nothing in this Agreement makes the Carrier the exclusive carrier of the Shipper.", False),
@@ -209,6 +211,8 @@ def test_a_transfer_of_created_rights_is_ip_ownership(sentence, passes):
     ("The Consultant agrees not to provide services to any business in competition with the Company for one year.",
      True),
     ("乙方在合作期间不得从事与甲方相竞争的业务。", True),
+    ("The Baker shall not, while this Agreement lasts and for two years after, own or operate any bakery within five (5) "
+     "miles of the Mall.", True),
     # a freedom to compete, non-solicitation, a court's competence
     ("Nothing in this Agreement shall prevent either party from developing competing products.", False),
     ("The Reseller shall not solicit any customer of the Company to buy a competitive product.", False),
