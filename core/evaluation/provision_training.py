@@ -55,7 +55,6 @@ NGRAMS_PER_TYPE = 300  # grouped CV on dev: 150 / 300 / 500 / 1000 per type, sca
 NGRAM_SCALE = 3.0      # the unit-norm tf-idf row against the scaled embedding under one C
 NGRAM_MIN_DF = 3       # a gram seen in fewer training sentences is noise (a party name, a date)
 GRID = np.round(np.arange(0.05, 0.951, 0.01), 2)
-JOINT_THRESHOLDS = False  # True: a mapped type's threshold is chosen for the model joined with the wording readers
 
 
 @dataclass
@@ -407,13 +406,11 @@ def _thresholds_and_figures(ts: TrainingSet, types: list[str], oof: np.ndarray, 
         if t in ts.gold:
             gold = ts.gold[t]
             cmax = _contract_max(oof[:, ti], ts.groups, n_contracts)
-            # what the product reports is the model joined with the readers: the shipped threshold is the one best
-            # for that (a contract a reader finds counts as found at any threshold)
-            joint = np.where(said[t], 1.0, cmax) if JOINT_THRESHOLDS and t in said else cmax
-            thresholds[ti] = best_threshold(joint, gold)
-            default_fig[t] = figure(_cross_fitted(cmax, gold, fold_c, k), gold)
-            wording_fig[t] = figure(_cross_fitted(joint, gold, fold_c, k) | said.get(t, np.zeros(n_contracts, dtype=bool)),
-                                    gold)
+            # the model's own F1-best threshold; the readers' contracts are joined after it, as ingestion does
+            thresholds[ti] = best_threshold(cmax, gold)
+            pred = _cross_fitted(cmax, gold, fold_c, k)
+            default_fig[t] = figure(pred, gold)
+            wording_fig[t] = figure(pred | said.get(t, np.zeros(n_contracts, dtype=bool)), gold)
             keyword_fig[t] = figure(np.array([t in s for s in kw_types]), gold)
         else:
             sel = (ts.labels[:, ti] >= 0) & (unit_fold >= 0)
