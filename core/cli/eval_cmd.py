@@ -122,6 +122,28 @@ def _run_sentences(args) -> int:
     return 0
 
 
+# -- routing ----------------------------------------------------------------------------
+
+def _add_routing(eval_sub) -> None:
+    p = eval_sub.add_parser("routing", help="labelled questions, planned with no database: which clause types the "
+                                            "planner links against the types written down")
+    p.add_argument("file", help='JSON lines {"id", "question", "types": [...]} (e.g. eval/routing/*.jsonl)')
+    p.add_argument("--corpus", help="corpus folder whose companies and agreements the planner knows (default: data/demo)")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.set_defaults(func=_run_routing)
+
+
+def _run_routing(args) -> int:
+    from core.evaluation.routing import RoutingFormatError, evaluate, format_table
+
+    try:
+        result = evaluate(args.file, corpus=args.corpus, log=_progress)
+    except RoutingFormatError as exc:
+        raise UserError(str(exc)) from exc
+    print(json.dumps(result, indent=2, ensure_ascii=False) if args.json else format_table(result))
+    return 0
+
+
 # -- questions --------------------------------------------------------------------------
 
 def _add_questions(eval_sub) -> None:
@@ -161,4 +183,4 @@ def _run_questions(args) -> int:
     return 0
 
 
-SUBCOMMANDS = [_add_acord, _add_cuad, _add_classify, _add_questions, _add_sentences]
+SUBCOMMANDS = [_add_acord, _add_cuad, _add_classify, _add_questions, _add_sentences, _add_routing]

@@ -573,6 +573,15 @@ class ProvisionClassifier:
             return np.zeros((0, 0), dtype=np.float32)
         return self._memo.encode(embedder or self.embedder, list(texts))
 
+    def threshold_shares(self, texts: Sequence[str], vectors: np.ndarray) -> dict[str, np.ndarray]:
+        """Per type, each text's probability as a share of the type's threshold (1 = just typed so). A
+        question is no provision, so its probabilities are low; their order across types still says which
+        provision its words describe (the planner's second reading of a question, core.retrieval.conditions)."""
+        units = [Unit(0, 0, len(t), t, "", METHOD_SENTENCE) for t in texts]
+        scores = self.model.unit_scores(units, np.asarray(vectors, dtype=np.float32).reshape(len(units), -1))
+        shares = scores / np.maximum(self.model.thresholds, 1e-3)
+        return {t: shares[:, i] for i, t in enumerate(self.model.types)}
+
     def label(self, title: str, text: str) -> list[ProvisionLabel]:
         return self.label_many([(title, text)])[0]
 

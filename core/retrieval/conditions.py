@@ -646,12 +646,32 @@ def _meaning_prototypes():
     return np.asarray(get_embedder().encode(texts)), owners
 
 
-def meaning_text(q: str, masked: list[str]) -> str:
-    """The question without names, filters and scaffolding: what is left describes the clause."""
+def masked_text(q: str, masked: list[str]) -> str:
+    """The question without the names and filters in `masked`, its other words kept."""
     text = q
     for ph in sorted((m for m in masked if m), key=len, reverse=True):
         text = re.sub(r"(?<![A-Za-z])" + re.escape(ph) + r"(?![A-Za-z])", " ", text, flags=re.I)
-    text = _SCAFFOLD.sub(" ", _ASKS_WHAT_SUPPLIED.sub(" ", re.sub(r"[?？。!.,;:]", " ", text)))
+    return re.sub(r"\s+", " ", text).strip()
+
+
+# the scaffolding words that a provision's own wording needs ("buy all of it from no other source", "working for
+# competitors", "without giving a reason"): kept for the provision model's reading (type_by_two_readings)
+_PROVISION_WORDS = frozenset("all any other others from to for with by on of in at without may can must shall will "
+                             "each every one ones else except".split())
+
+
+def provision_text(q: str, masked: list[str]) -> str:
+    """The question as the provision model reads it: no names, filters, question words or words for the
+    documents and parties, but the small words of a provision's own wording kept."""
+    text = re.sub(r"[?？。!.,;:]", " ", masked_text(q, masked))
+    text = _SCAFFOLD.sub(lambda m: m.group(0) if m.group(0).lower() in _PROVISION_WORDS else " ",
+                         _ASKS_WHAT_SUPPLIED.sub(" ", text))
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def meaning_text(q: str, masked: list[str]) -> str:
+    """The question without names, filters and scaffolding: what is left describes the clause."""
+    text = _SCAFFOLD.sub(" ", _ASKS_WHAT_SUPPLIED.sub(" ", re.sub(r"[?？。!.,;:]", " ", masked_text(q, masked))))
     return re.sub(r"\s+", " ", text).strip()
 
 
@@ -661,20 +681,23 @@ def _linked(s1: float, s2: float, threshold: float, margin: float) -> bool:
         (s1 >= MEANING_CLEAR_THRESHOLD and s1 - s2 >= MEANING_CLEAR_MARGIN)
 
 
+def _meaning_ranking(vector) -> list[tuple[str, float]]:
+    """Every type with its nearest prototype's similarity to `vector`, nearest first."""
+    vecs, owners = _meaning_prototypes()
+    best: dict[str, float] = {}
+    for owner, s in zip(owners, vecs @ vector):
+        if s > best.get(owner, -1.0):
+            best[owner] = float(s)
+    return sorted(best.items(), key=lambda kv: -kv[1])
+
+
 def type_by_meaning(text: str, vector=None) -> tuple[str | None, float, str]:
     """The type whose prototypes are nearest to `text`, when near enough and clearly ahead."""
     if not text or CJK.search(text) or len(text.split()) < 1:
         return None, 0.0, ""
     from core.embeddings import get_embedder
 
-    vecs, owners = _meaning_prototypes()
-    v = vector if vector is not None else get_embedder().encode([text])[0]
-    sims = vecs @ v
-    best: dict[str, float] = {}
-    for owner, s in zip(owners, sims):
-        if s > best.get(owner, -1.0):
-            best[owner] = float(s)
-    ranked = sorted(best.items(), key=lambda kv: -kv[1])
+    ranked = _meaning_ranking(vector if vector is not None else get_embedder().encode([text])[0])
     (top, s1), (_, s2) = ranked[0], ranked[1]
     why = f"meaning of '{text}' ({s1:.2f}, next {s2:.2f})"
     if len(text.split()) == 1 and s1 < MEANING_ONE_WORD_THRESHOLD:
@@ -684,17 +707,51 @@ def type_by_meaning(text: str, vector=None) -> tuple[str | None, float, str]:
     return None, s1, why
 
 
-def type_by_meaning_first(texts: list[str], search_texts: list[str | None] = ()) -> tuple[str | None, float, str]:
+# A second reading of what a question describes, for when the meaning alone is not sure: the provision
+# model (core.ingest.provisions), trained on lawyers' labels of contract sentences, reads the question's
+# words as if they were a provision. A question is no provision, so its probabilities are low, but their
+# order against each type's threshold says which provision the words describe ("barred from working for
+# our rivals": Non-Compete well ahead). Two readings that agree link a type neither is sure of alone: the
+# provision model's first type, clearly ahead of its second (PROVISION_LEAD) or the meaning's first too,
+# must be among the meaning's nearest (MEANING_AGREE_RANK, at least MEANING_AGREE_FLOOR near).
+MEANING_AGREE_RANK = 3
+MEANING_AGREE_FLOOR = 0.40
+PROVISION_LEAD = 2.0
+PROVISION_FLOOR = 0.05       # a share of the threshold below this is no reading at all
+
+
+def type_by_two_readings(text: str, meaning_vector, provision_text: str, provision_vector) -> tuple[str | None, str]:
+    """The type both readings put first or near it (see above), if they agree."""
+    from core.ingest.provisions import get_provision_classifier
+
+    ranked = _meaning_ranking(meaning_vector)
+    near = {t: s for t, s in ranked[:MEANING_AGREE_RANK] if s >= MEANING_AGREE_FLOOR}
+    shares = get_provision_classifier().threshold_shares([provision_text], provision_vector[None, :])
+    order = sorted(((t, float(v[0])) for t, v in shares.items() if t in dict(ranked)), key=lambda kv: -kv[1])
+    if len(order) < 2 or order[0][0] not in near or order[0][1] < PROVISION_FLOOR:
+        return None, ""
+    (top, p1), (_, p2) = order[0], order[1]
+    if top != ranked[0][0] and p1 < PROVISION_LEAD * p2:
+        return None, ""
+    return top, (f"meaning of '{text}' ({near[top]:.2f}, first {ranked[0][1]:.2f}) and the provision model "
+                 f"({p1:.2f} of its threshold, next {p2:.2f})")
+
+
+def type_by_meaning_first(texts: list[str], search_texts: list[str | None] = (),
+                          provision_text: str | None = None) -> tuple[str | None, float, str]:
     """The first of `texts` (the whole question, then what it asks for) that links a type by
-    meaning; all embedded in one model call, together with the texts the search may embed if
-    the question becomes a search (kept by the embedder, so the question pays one model call)."""
+    meaning, else the first text's type if the provision model reading `provision_text` agrees
+    (type_by_two_readings); all embedded in one model call, together with the texts the search
+    may embed if the question becomes a search (kept by the embedder, so the question pays one
+    model call)."""
     texts = [t for i, t in enumerate(texts) if t and not CJK.search(t) and t not in texts[:i]]
     if not texts:
         return None, 0.0, ""
     from core.embeddings import encode_kept
 
-    extra = [t for i, t in enumerate(search_texts)
-             if t and t not in texts and t not in search_texts[:i] and not CJK.search(t)]
+    provision_text = provision_text if provision_text and not CJK.search(provision_text) else None
+    extra = [t for i, t in enumerate(list(search_texts) + [provision_text])
+             if t and t not in texts and t not in (list(search_texts) + [provision_text])[:i] and not CJK.search(t)]
     vectors = encode_kept(texts + extra)
     best = (None, 0.0, "")
     for text, vector in zip(texts, vectors):
@@ -702,6 +759,11 @@ def type_by_meaning_first(texts: list[str], search_texts: list[str | None] = ())
         if hit[0]:
             return hit
         best = best if best[2] else hit
+    if provision_text:
+        at = (texts + extra).index(provision_text)
+        tname, why = type_by_two_readings(texts[0], vectors[0], provision_text, vectors[at])
+        if tname:
+            return tname, best[1], why
     return best
 
 

@@ -47,7 +47,10 @@ NEGATED_VERB = re.compile(_NEGATED_VERB, re.I)
 # why a negation linked with the type asks for no gap ("terminate without cause", "cannot subcontract")
 NOT_A_GAP_NOTE = ("part of the words that named the clause type, or the act that type forbids (\"cannot subcontract\"): "
                   "not a gap question")
-PROHIBITION = re.compile(r"(?:may|must|shall)\s+not\s|mustn't\s|shan't\s", re.I)
+# and so is a promise not to act ("which suppliers have agreed not to work for our competitors?", "are obliged not to")
+PROHIBITION = re.compile(r"(?:may|must|shall)\s+not\s|mustn't\s|shan't\s|(?:[\w'’]+\s+){0,2}?(?:agreed?|agrees|promised?|"
+                         r"promises|undert(?:ake|akes|aken|ook)|committed|commits?|covenant(?:s|ed)?|obliged|obligated|"
+                         r"required|bound|contracted)\s+not\s+to\b", re.I)
 OUR_SIDE = re.compile(r"\b(?:we|us|i|me)\b|我们|我方", re.I)
 PROHIBITED_UNLESS = re.compile(_NEGATED_VERB + r"\b[^.?!;]{0,80}?\bwithout\b", re.I)
 NEGATION = re.compile(
@@ -1540,7 +1543,8 @@ def _type_by_meaning(f: QuestionFacts, rest: str) -> tuple[str | None, str]:
     tname, _sim, why = cond.type_by_meaning_first([cond.meaning_text(rest, masked),
                                                     cond.meaning_text(cond.main_clause(rest), masked)],
                                                    # computed, not cached: facts may still change
-                                                   search_texts=[QuestionFacts.text_query.func(f), f.q])
+                                                   search_texts=[QuestionFacts.text_query.func(f), f.q],
+                                                   provision_text=cond.provision_text(rest, masked))
     if tname:
         # narrowed by wording as a named type is ("let us exit at any time": the meaning says
         # Termination, "at any time" says Termination for Convenience)

@@ -1291,6 +1291,11 @@ def test_a_listing_of_contracts_by_what_a_clause_grants_names_its_type():
     ("Which suppliers can't provide 24/7 support?", Intent.GAP),
     ("Which suppliers can't we audit?", Intent.GAP),
     ("Which suppliers can we not terminate for convenience?", Intent.GAP),
+    # a promise not to act is the restriction the contract states; a promise not made is a gap
+    ("Which suppliers have agreed not to disclose our confidential information?", Intent.PRESENCE),
+    ("Which suppliers are obliged not to subcontract the work?", Intent.PRESENCE),
+    ("Which suppliers have not agreed to a confidentiality clause?", Intent.GAP),
+    ("Which suppliers are not obliged to keep our data confidential?", Intent.GAP),
 ])
 def test_cannot_do_what_the_type_restricts_is_no_gap(question, intent):
     assert plan_question(question, VOCAB).intent == intent
