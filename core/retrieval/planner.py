@@ -280,6 +280,7 @@ def extract_facts(question: str, vocab: Vocabulary, forced_mode: str | None = No
         _drop_topic_words(rest, found)
         _drop_possessed_words(rest, found)
         _settle_shared_words(rest, found, types, how_t, lambda text, k=key: match_values(text, alias_map(vocab, k)))
+    _drop_line_of_business(rest, types, how_t)
     laws = {}
     if LAW_WORDS.search(rest):
         laws = _as_laws(rest, match_values(rest, alias_map(vocab, "governing_laws"), guard_clause_words=False))
@@ -538,6 +539,21 @@ def _settle_shared_words(q: str, found: dict[str, str], types: list[str], type_l
             elif not any(qualifies):
                 found.pop(value)
             # named both ways ("insurance clauses of insurance suppliers"): both stay
+
+
+def _drop_line_of_business(q: str, types: list[str], type_links: dict[str, str]) -> None:
+    """"Which security vendors lack a data protection clause?": a type's word that only ever qualifies the
+    suppliers ("security vendors", "maintenance firms") says what they do, not which clause is asked
+    about, when another type is asked about in other words. (Alone it stays: "maintenance providers"
+    may be all the question says about maintenance.)"""
+    if len(types) < 2:
+        return
+    for tname in list(types):
+        words = _type_words({tname: type_links.get(tname, "")})
+        hits = [m for w in words for m in re.finditer(r"(?<![A-Za-z])" + re.escape(w) + r"(?![A-Za-z])", q, flags=re.I)]
+        if hits and all(SUPPLIER_AFTER.match(q[m.end():]) for m in hits) and len(types) > 1:
+            types.remove(tname)
+            type_links.pop(tname, None)
 
 
 def _without_type_words(q: str, type_links: dict[str, str]) -> str:
@@ -1377,6 +1393,9 @@ def read_conditions(f: QuestionFacts, rest: str, vocab: Vocabulary) -> QuestionF
         # a type's own keyword in what the question asks for (not in its condition) first,
         # then (English only) the meaning of the rest of the question
         unnamed = _without_agreement_name(rest, f.linked.get("agreements"))
+        # nor the words a filter took ("suppliers in the insurance industry": the industry, settled as such)
+        unnamed = _without_phrases(unnamed, [ph for key in ("countries", "industries", "cities")
+                                             for ph in (f.linked.get(key) or {}).values()])
         tname, why = cond.type_by_words(unnamed if CJK.search(unnamed) else cond.main_clause(unnamed), related=f.named)
         if tname == GOVERNING_LAW and (f.laws or f.law_scope):
             tname = None   # "governed by Swiss law": the words of the law condition

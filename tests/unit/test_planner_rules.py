@@ -1299,3 +1299,23 @@ def test_a_listing_of_contracts_by_what_a_clause_grants_names_its_type():
 ])
 def test_cannot_do_what_the_type_restricts_is_no_gap(question, intent):
     assert plan_question(question, VOCAB).intent == intent
+
+
+def test_a_type_word_that_says_what_the_suppliers_do_is_no_clause_asked_about():
+    # beside another type: "security vendors" are a line of business
+    p = plan_question("Which security vendors lack a data protection clause?", VOCAB)
+    assert p.params.types == ["Data Protection"], p.linked
+    p = plan_question("Which suppliers lack security and data protection clauses?", VOCAB)
+    assert sorted(p.params.types) == ["Data Protection", "Security"], p.linked
+
+
+def test_a_word_settled_as_the_industry_names_no_type_later():
+    from tests.unit.vocabularies import two_suppliers
+
+    vocab = two_suppliers(companies=[{"name": "Halvard Assurance", "aliases": [], "country": "Norway",
+                                      "industry": "Insurance", "cities": []}], agreements=[],
+                          clause_types=["Insurance", "Liability"])
+    p = plan_question("Which of our suppliers operate in the insurance industry?", vocab)
+    assert p.params.types == [] and p.params.industries == ["Insurance"], p.linked
+    p = plan_question("Which suppliers in the insurance industry lack an insurance clause?", vocab)
+    assert p.params.types == ["Insurance"] and p.params.industries == ["Insurance"], p.linked
