@@ -18,8 +18,9 @@ figures include the choice of the grams.
 
 Thresholds are chosen by cross-validation grouped by contract (no contract in two folds):
 for a mapped type the threshold that maximises contract-level presence F1 (the gap-report
-question) of the out-of-fold scores, for the others the best sentence-level F1 on the weak
-labels. The out-of-fold figures reported (and stored in the artifact) use cross-fitted
+question) of the out-of-fold scores joined with the wording readers (core.ingest.wording: a
+contract a reader finds the type in counts as found, as ingestion reads it), for the others the
+best sentence-level F1 on the weak labels. The out-of-fold figures reported (and stored in the artifact) use cross-fitted
 thresholds: a fold's threshold is picked on the other folds' out-of-fold scores, so no
 contract's gold answer picks the threshold applied to it.
 
@@ -406,11 +407,13 @@ def _thresholds_and_figures(ts: TrainingSet, types: list[str], oof: np.ndarray, 
         if t in ts.gold:
             gold = ts.gold[t]
             cmax = _contract_max(oof[:, ti], ts.groups, n_contracts)
-            # the model's own F1-best threshold; the readers' contracts are joined after it, as ingestion does
-            thresholds[ti] = best_threshold(cmax, gold)
-            pred = _cross_fitted(cmax, gold, fold_c, k)
-            default_fig[t] = figure(pred, gold)
-            wording_fig[t] = figure(pred | said.get(t, np.zeros(n_contracts, dtype=bool)), gold)
+            # ingestion joins the readers to the model, so the shipped threshold is the one best for the two
+            # together: where a reader finds the type the model's score does not matter, and the threshold
+            # need only settle the contracts the readers do not read
+            joined = np.where(said[t], 1.0, cmax) if t in said else cmax
+            thresholds[ti] = best_threshold(joined, gold)
+            default_fig[t] = figure(_cross_fitted(cmax, gold, fold_c, k), gold)   # the model alone, at its own best
+            wording_fig[t] = figure(_cross_fitted(joined, gold, fold_c, k), gold)
             keyword_fig[t] = figure(np.array([t in s for s in kw_types]), gold)
         else:
             sel = (ts.labels[:, ti] >= 0) & (unit_fold >= 0)

@@ -43,6 +43,16 @@ _A_RIGHT_TO_END = re.compile(
     r"(?:\bmay|\bcan|\bshall\s+(?:have|be\s+entitled)\s+(?:the\s+right\s+(?:[\w,]+\s+){0,8}?)?to|\b(?:is|are)\s+entitled\s+to|"
     r"\bha(?:s|ve)\s+the\s+right\s+(?:[\w,]+\s+){0,8}?to|\breserves?\s+the\s+right\s+to|\b(?:is|are)\s+free\s+to)\s+"
     r"(?:[\w,()'’]+\s+){0,12}?" + _END_VERB + r"|(?:可以|可|有权|得以|希望|要求)[^。；]{0,30}?(?:解除|终止|结束)", re.I)
+# an agreement of no fixed term that lasts until a party ends it ("This agreement continues until either party cancels
+# it by giving six months' written notice"; 直至任何一方提前三个月书面通知解除) grants that party the right to end it; not
+# the evergreen term after a fixed one ("... and thereafter until terminated by either party on notice"), which is a
+# renewal that notice stops (CUAD: Notice Period to Terminate Renewal)
+_LASTS_UNTIL_ENDED = re.compile(
+    r"\buntil\b[^.;]{0,80}?\b(?:either|any|one|each|both)\s+(?:of\s+(?:the|us)\s+)?(?:party|parties|of\s+us)?[^.;]{0,40}?"
+    + _END_VERB + r"|\buntil\s+(?:it\s+is\s+|being\s+)?(?:terminated|cancell?ed|ended)\s+by\s+(?:either|any|one|each)\b|"
+    r"直(?:至|到)[^。；]{0,30}?(?:解除|终止)", re.I)
+_THEREAFTER = re.compile(r"\bthereafter\b|此后|其后", re.I)
+_A_RIGHT_OR_A_TERM_TO_END = re.compile(_A_RIGHT_TO_END.pattern + "|" + _LASTS_UNTIL_ENDED.pattern, re.I)
 _NO_CAUSE_NAMED = re.compile(r"for\s+(?:its\s+|their\s+)?convenience|without\s+cause|无理由", re.I)
 _NO_CAUSE = re.compile(
     r"for\s+any\s+(?:or\s+no\s+)?reason|for\s+no\s+reason|at\s+will|"
@@ -109,7 +119,8 @@ _A_PROVISO = re.compile(r"[,;]?\s*\bprovided\s*,?\s*(?:that|however)\b", re.I)
 
 def ends_without_cause(sentence: str) -> bool:
     """Whether the sentence grants a right to end the agreement with no cause, in so many words."""
-    if not _A_RIGHT_TO_END.search(sentence) or NON_RENEWAL.search(sentence):
+    lasts_until_ended = _LASTS_UNTIL_ENDED.search(sentence) and not _THEREAFTER.search(sentence)
+    if not (_A_RIGHT_TO_END.search(sentence) or lasts_until_ended) or NON_RENEWAL.search(sentence):
         return False
     if _NO_CAUSE_NAMED.search(sentence):
         return True
@@ -516,7 +527,7 @@ class WordingRule:
 
 
 RULES: tuple[WordingRule, ...] = (
-    WordingRule(TERMINATION_FOR_CONVENIENCE, ends_without_cause, _A_RIGHT_TO_END),
+    WordingRule(TERMINATION_FOR_CONVENIENCE, ends_without_cause, _A_RIGHT_OR_A_TERM_TO_END),
     WordingRule(SERVICE_CREDITS, credits_a_missed_level, _A_REMEDY, beside_its_own_section=False),
     WordingRule(SUBCONTRACTING, governs_subcontracting, _SUBCONTRACT_HINT),
     WordingRule(SUPPORT, times_a_fault_answer, _A_FAULT),

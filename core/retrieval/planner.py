@@ -693,6 +693,11 @@ def _drop_possessed_words(q: str, found: dict[str, str]) -> None:
             found.pop(value)
 
 
+def _without_filter_words(f: QuestionFacts, text: str) -> str:
+    """`text` without the words a filter took ("suppliers in the insurance industry": the industry, settled as such)."""
+    return _without_phrases(text, [ph for key in ("countries", "industries", "cities") for ph in (f.linked.get(key) or {}).values()])
+
+
 def _without_phrases(q: str, phrases: list[str]) -> str:
     """`q` with the words that named filter values blanked ("the United States" asks no text)."""
     for ph in sorted((p for p in phrases if p), key=len, reverse=True):
@@ -1392,10 +1397,7 @@ def read_conditions(f: QuestionFacts, rest: str, vocab: Vocabulary) -> QuestionF
     elif not f.types and _meaning_may_name_type(f):
         # a type's own keyword in what the question asks for (not in its condition) first,
         # then (English only) the meaning of the rest of the question
-        unnamed = _without_agreement_name(rest, f.linked.get("agreements"))
-        # nor the words a filter took ("suppliers in the insurance industry": the industry, settled as such)
-        unnamed = _without_phrases(unnamed, [ph for key in ("countries", "industries", "cities")
-                                             for ph in (f.linked.get(key) or {}).values()])
+        unnamed = _without_filter_words(f, _without_agreement_name(rest, f.linked.get("agreements")))
         tname, why = cond.type_by_words(unnamed if CJK.search(unnamed) else cond.main_clause(unnamed), related=f.named)
         if tname == GOVERNING_LAW and (f.laws or f.law_scope):
             tname = None   # "governed by Swiss law": the words of the law condition

@@ -24,13 +24,14 @@ LAYERS = {
     "core.request_log": 0, "core.embeddings": 0, "core.taxonomy": 0, "core.gaps": 0,
     "core.progress": 0, "core.zh_script": 0, "core.numerals": 0, "core.words": 0,
     "core.graph": 1,
-    "core.ingest": 2, "core.retrieval": 2, "core.guard": 2,
-    "core.answer": 3,
-    "core.text2cypher": 4,
-    "core.service": 5,
-    "core.evaluation": 6,
-    "core.ui": 7, "core.cli": 7,
-    "core.__main__": 8, "core": 8,
+    "core.ingest": 2, "core.guard": 2,
+    "core.retrieval": 3,
+    "core.answer": 4,
+    "core.text2cypher": 5,
+    "core.service": 6,
+    "core.evaluation": 7,
+    "core.ui": 8, "core.cli": 8,
+    "core.__main__": 9, "core": 9,
 }
 
 
