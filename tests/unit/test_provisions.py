@@ -79,9 +79,9 @@ def test_artifact_loads_and_matches_the_taxonomy():
     cv = clf.model.meta["cv"]
     assert set(cv["presence"]["default"]) == set(MAPPING.values())   # out-of-fold figures stored
     assert cv["mean_f1"]["default"] > cv["mean_f1"]["keyword"]
-    # joined with the wording readers, as ingestion reads a clause: they only add, so recall never falls
-    for t, m in cv["presence"]["default"].items():
-        assert cv["presence"]["with_wording"][t]["recall"] >= m["recall"], t
+    # joined with the wording readers, as ingestion reads a clause (thresholds chosen for the two together)
+    assert set(cv["presence"]["with_wording"]) == set(cv["presence"]["default"])
+    assert cv["mean_f1"]["with_wording"] > cv["mean_f1"]["default"]
 
 
 MISC = ("Section 14.7 Miscellaneous.\n"
