@@ -720,13 +720,14 @@ PROVISION_LEAD = 2.0
 PROVISION_FLOOR = 0.05       # a share of the threshold below this is no reading at all
 
 
-def type_by_two_readings(text: str, meaning_vector, provision_text: str, provision_vector) -> tuple[str | None, str]:
-    """The type both readings put first or near it (see above), if they agree."""
+def type_by_two_readings(text: str, meaning_vector, provision_words: str, provision_vector) -> tuple[str | None, str]:
+    """The type both readings put first or near it (see above), if they agree; `provision_words` is the
+    question as the provision model reads it (provision_text)."""
     from core.ingest.provisions import get_provision_classifier
 
     ranked = _meaning_ranking(meaning_vector)
     near = {t: s for t, s in ranked[:MEANING_AGREE_RANK] if s >= MEANING_AGREE_FLOOR}
-    shares = get_provision_classifier().threshold_shares([provision_text], provision_vector[None, :])
+    shares = get_provision_classifier().threshold_shares([provision_words], provision_vector[None, :])
     order = sorted(((t, float(v[0])) for t, v in shares.items() if t in dict(ranked)), key=lambda kv: -kv[1])
     if len(order) < 2 or order[0][0] not in near or order[0][1] < PROVISION_FLOOR:
         return None, ""
@@ -738,9 +739,9 @@ def type_by_two_readings(text: str, meaning_vector, provision_text: str, provisi
 
 
 def type_by_meaning_first(texts: list[str], search_texts: list[str | None] = (),
-                          provision_text: str | None = None) -> tuple[str | None, float, str]:
+                          provision_words: str | None = None) -> tuple[str | None, float, str]:
     """The first of `texts` (the whole question, then what it asks for) that links a type by
-    meaning, else the first text's type if the provision model reading `provision_text` agrees
+    meaning, else the first text's type if the provision model reading `provision_words` agrees
     (type_by_two_readings); all embedded in one model call, together with the texts the search
     may embed if the question becomes a search (kept by the embedder, so the question pays one
     model call)."""
@@ -749,9 +750,9 @@ def type_by_meaning_first(texts: list[str], search_texts: list[str | None] = (),
         return None, 0.0, ""
     from core.embeddings import encode_kept
 
-    provision_text = provision_text if provision_text and not CJK.search(provision_text) else None
-    extra = [t for i, t in enumerate(list(search_texts) + [provision_text])
-             if t and t not in texts and t not in (list(search_texts) + [provision_text])[:i] and not CJK.search(t)]
+    provision_words = provision_words if provision_words and not CJK.search(provision_words) else None
+    also = list(search_texts) + [provision_words]
+    extra = [t for i, t in enumerate(also) if t and t not in texts and t not in also[:i] and not CJK.search(t)]
     vectors = encode_kept(texts + extra)
     best = (None, 0.0, "")
     for text, vector in zip(texts, vectors):
@@ -759,9 +760,9 @@ def type_by_meaning_first(texts: list[str], search_texts: list[str | None] = (),
         if hit[0]:
             return hit
         best = best if best[2] else hit
-    if provision_text:
-        at = (texts + extra).index(provision_text)
-        tname, why = type_by_two_readings(texts[0], vectors[0], provision_text, vectors[at])
+    if provision_words:
+        at = (texts + extra).index(provision_words)
+        tname, why = type_by_two_readings(texts[0], vectors[0], provision_words, vectors[at])
         if tname:
             return tname, best[1], why
     return best

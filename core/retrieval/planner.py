@@ -1565,7 +1565,7 @@ def _type_by_meaning(f: QuestionFacts, rest: str) -> tuple[str | None, str]:
                                                     cond.meaning_text(cond.main_clause(rest), masked)],
                                                    # computed, not cached: facts may still change
                                                    search_texts=[QuestionFacts.text_query.func(f), f.q],
-                                                   provision_text=cond.provision_text(rest, masked))
+                                                   provision_words=cond.provision_text(rest, masked))
     if tname:
         # narrowed by wording as a named type is ("let us exit at any time": the meaning says
         # Termination, "at any time" says Termination for Convenience)
