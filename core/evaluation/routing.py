@@ -11,9 +11,13 @@ JSON lines:
 
     {"id": "ra01", "question": "Which vendors can we drop without giving a reason?",
      "types": ["Termination for Convenience"]}
+    {"id": "ra02", "question": "Can Nordhaven Freight pass the agreement on to another firm?",
+     "types": ["Assignment"], "companies": ["Nordhaven Freight"]}
 
 The vocabulary (companies, countries, agreements) is a corpus folder's, read from its files
-(default: the demo corpus), as ingestion would store it.
+(default: the demo corpus), as ingestion would store it, with the companies the questions name
+("companies", optional) added as suppliers the graph holds: a question about one supplier is
+planned as it would be once that supplier's agreement is loaded.
 """
 from __future__ import annotations
 
@@ -41,13 +45,18 @@ def load_questions(path: Path | str, type_names: set[str]) -> list[dict]:
         unknown = [t for t in types if t not in type_names]
         if unknown:
             raise RoutingFormatError(f"{path}:{n}: unknown clause type {unknown[0]!r}")
-        rows.append({"id": str(obj["id"]), "question": str(obj["question"]), "types": types, "line": n})
+        companies = obj.get("companies", [])
+        if not isinstance(companies, list) or not all(isinstance(c, str) and c.strip() for c in companies):
+            raise RoutingFormatError(f"{path}:{n}: 'companies' must be a list of company names")
+        rows.append({"id": str(obj["id"]), "question": str(obj["question"]), "types": types, "companies": companies,
+                     "line": n})
     return rows
 
 
-def corpus_vocabulary(root: Path | str):
+def corpus_vocabulary(root: Path | str, more_companies: list[str] = ()):
     """The vocabulary a corpus folder gives once ingested (companies, cities, agreements, spend
-    years, every taxonomy type), read from its files without a database."""
+    years, every taxonomy type), read from its files without a database; `more_companies` are
+    added as suppliers with one agreement each and nothing else known."""
     from core.graph.vocabulary import Vocabulary
     from core.ingest.reading import read_corpus
     from core.taxonomy import load_taxonomy
@@ -60,6 +69,10 @@ def corpus_vocabulary(root: Path | str):
                   "cities": cities.get(c.name, [])} for c in corpus.companies]
     agreements = [{"id": a.sla_id, "company": a.company, "governing_law": a.governing_law,
                    "service_name": a.service_name} for a in corpus.agreements]
+    known = {c["name"].lower() for c in companies}
+    for i, name in enumerate(dict.fromkeys(n for n in more_companies if n.lower() not in known), start=1):
+        companies.append({"name": name, "aliases": [], "country": "", "industry": "", "cities": []})
+        agreements.append({"id": f"Q-{i:03d}", "company": name, "governing_law": "", "service_name": ""})
     return Vocabulary(companies=companies, agreements=agreements,
                       clause_types=[t.name for t in load_taxonomy() if not t.is_catch_all],
                       spend_years=sorted({s.year for s in corpus.spend}),
@@ -80,7 +93,7 @@ def evaluate(path: Path | str, corpus: Path | str | None = None, log: Callable[[
     from core.taxonomy import load_taxonomy
 
     rows = load_questions(path, {t.name for t in load_taxonomy()})
-    vocab = corpus_vocabulary(corpus or PROJECT_ROOT / "data" / "demo")
+    vocab = corpus_vocabulary(corpus or PROJECT_ROOT / "data" / "demo", [c for r in rows for c in r["companies"]])
     log(f"planning {len(rows)} labelled questions")
     per_type: dict[str, dict] = defaultdict(lambda: {"asked": 0, "linked": 0, "wrong": 0})
     totals = {"typed": 0, "typed_right": 0, "typed_missed": 0, "typed_wrong": 0,

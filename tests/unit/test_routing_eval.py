@@ -28,8 +28,23 @@ def test_bad_rows_are_named_by_file_and_line(tmp_path):
         load_questions(_write(tmp_path / "y.jsonl", [{"id": "a", "question": "Who?", "types": "Warranty"}]), TYPES)
     with pytest.raises(RoutingFormatError, match=r"z.jsonl:1: expected an object"):
         load_questions(_write(tmp_path / "z.jsonl", [{"id": "a", "types": []}]), TYPES)
+    with pytest.raises(RoutingFormatError, match=r"w.jsonl:1: 'companies' must be a list"):
+        load_questions(_write(tmp_path / "w.jsonl", [{"id": "a", "question": "Who?", "types": [], "companies": "Acme"}]),
+                       TYPES)
     with pytest.raises(RoutingFormatError, match="not found"):
         load_questions(tmp_path / "missing.jsonl", TYPES)
+
+
+def test_the_suppliers_a_question_names_are_known_to_the_planner(tmp_path):
+    row = {"id": "c1", "question": "Does Brightwater Logistics have a termination clause?", "types": ["Termination"]}
+    unnamed = evaluate(_write(tmp_path / "a.jsonl", [row]), log=lambda _m: None, write=False)
+    named = evaluate(_write(tmp_path / "b.jsonl", [dict(row, companies=["Brightwater Logistics"])]),
+                     log=lambda _m: None, write=False)
+    assert named["totals"]["typed_right"] == 1
+    vocab = corpus_vocabulary(ROOT / "data" / "demo", ["Brightwater Logistics"])
+    assert "Brightwater Logistics" in [c["name"] for c in vocab.companies]
+    assert any(a["company"] == "Brightwater Logistics" for a in vocab.agreements)
+    assert unnamed["questions"] == named["questions"] == 1
 
 
 def test_the_shipped_question_sets_are_well_formed():
