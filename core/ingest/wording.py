@@ -58,7 +58,10 @@ _NO_CAUSE = re.compile(
     r"for\s+any\s+(?:or\s+no\s+)?reason|for\s+no\s+reason|at\s+will|"
     r"without\s+(?:giving|stating|assigning|having\s+to\s+give|the\s+need\s+to\s+give)\s+(?:a\s+|any\s+)?reasons?|"
     r"无需(?:任何)?理由|不需(?:要)?(?:说明)?(?:任何)?理由|随时解除|"
-    r"at\s+any\s+time\b[^.;]{0,80}\b(?:notice|days|months|weeks)\b|\b(?:notice|days|months|weeks)\b[^.;]{0,40}\bat\s+any\s+time\b",
+    r"at\s+any\s+time\b[^.;]{0,80}\b(?:notice|days|months|weeks)\b|\b(?:notice|days|months|weeks)\b[^.;]{0,40}\bat\s+any\s+time\b|"
+    # nothing but a notice is needed ("solely by giving written notice", "by simply serving notice")
+    r"\b(?:(?:solely|simply|just|merely|only)\s+by|by\s+(?:solely|simply|just|merely|only))\s+"
+    r"(?:(?:giving|serving|providing|sending|delivering)\s+)?(?:[\w'’]+\s+){0,3}?notice\b",
     re.I)
 # a figure in digits or words, with its bracketed digits: "30", "4.5", "ninety (90)"; or redacted, as filings are
 # ("[*] months", "[***] days")

@@ -713,11 +713,15 @@ def type_by_meaning(text: str, vector=None) -> tuple[str | None, float, str]:
 # order against each type's threshold says which provision the words describe ("barred from working for
 # our rivals": Non-Compete well ahead). Two readings that agree link a type neither is sure of alone: the
 # provision model's first type, clearly ahead of its second (PROVISION_LEAD) or the meaning's first too,
-# must be among the meaning's nearest (MEANING_AGREE_RANK, at least MEANING_AGREE_FLOOR near).
+# must be among the meaning's nearest (MEANING_AGREE_RANK, at least MEANING_AGREE_FLOOR near, at most
+# MEANING_AGREE_GAP behind its first).
 MEANING_AGREE_RANK = 3
 MEANING_AGREE_FLOOR = 0.40
 PROVISION_LEAD = 2.0
 PROVISION_FLOOR = 0.05       # a share of the threshold below this is no reading at all
+# ... and about as near as the meaning's first: "what happens if power is lost at the data centre?" reads as Data
+# Protection to the provision model ("data"), which the meaning puts third, 0.08 behind its first
+MEANING_AGREE_GAP = 0.06
 
 
 def type_by_two_readings(text: str, meaning_vector, provision_words: str, provision_vector) -> tuple[str | None, str]:
@@ -730,6 +734,8 @@ def type_by_two_readings(text: str, meaning_vector, provision_words: str, provis
     shares = get_provision_classifier().threshold_shares([provision_words], provision_vector[None, :])
     order = sorted(((t, float(v[0])) for t, v in shares.items() if t in dict(ranked)), key=lambda kv: -kv[1])
     if len(order) < 2 or order[0][0] not in near or order[0][1] < PROVISION_FLOOR:
+        return None, ""
+    if near[order[0][0]] < ranked[0][1] - MEANING_AGREE_GAP:
         return None, ""
     (top, p1), (_, p2) = order[0], order[1]
     if top != ranked[0][0] and p1 < PROVISION_LEAD * p2:
@@ -948,6 +954,18 @@ def narrow_type(name: str, text: str) -> tuple[str, str | None]:
             for phrase, pat in phrases:
                 if pat.search(reading):
                     return narrow, said or phrase
+    return _narrowed_by_a_reader(name, text)
+
+
+def _narrowed_by_a_reader(name: str, text: str) -> tuple[str, str | None]:
+    """The narrower type whose wording reader (core.ingest.wording, the one that reads contracts) reads the
+    question as such a provision ("can we end the contract by simply giving notice?"); else (name, None)."""
+    from core.ingest.wording import RULES
+
+    for narrow, _phrases in _specialisations().get(name, []):
+        for rule in RULES:
+            if rule.type == narrow and rule.hint.search(text) and rule.reads(text):
+                return narrow, "its wording reads as that provision"
     return name, None
 
 

@@ -367,6 +367,8 @@ def test_a_termination_for_convenience_read_in_a_sentence_that_names_the_cause_i
      "within the first year it shall pay the set-up fee.", True),
     ("The Customer shall have the right at any time before the third anniversary to terminate this Agreement by "
      "written notice.", True),
+    # nothing but a notice is needed
+    ("Either party may terminate this Agreement solely by giving written notice to the other party.", True),
     # no fixed term: it lasts until a party ends it on notice
     ("The arrangement runs until either of us brings it to an end with four months' notice in writing.", True),
     ("This Agreement shall remain in force until terminated by either party upon ninety (90) days' prior written "
@@ -376,6 +378,7 @@ def test_a_termination_for_convenience_read_in_a_sentence_that_names_the_cause_i
     ("This Agreement shall continue for five years and thereafter until terminated by either Party on 180 days' "
      "notice.", False),
     ("This Agreement shall remain in force until terminated in accordance with Section 12.", False),
+    ("Either party may terminate this Agreement only by giving notice if the other party breaches it.", False),
     ("Either party may terminate this Agreement by written notice if the other party commits a material breach.", False),
     ("This Agreement may be terminated by either Party at any time by notice if the other becomes bankrupt.", False),
     ("This Agreement renews for successive one-year terms unless either party gives 90 days notice of "

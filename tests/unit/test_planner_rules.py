@@ -1319,3 +1319,11 @@ def test_a_word_settled_as_the_industry_names_no_type_later():
     assert p.params.types == [] and p.params.industries == ["Insurance"], p.linked
     p = plan_question("Which suppliers in the insurance industry lack an insurance clause?", vocab)
     assert p.params.types == ["Insurance"] and p.params.industries == ["Insurance"], p.linked
+
+
+def test_a_question_the_narrower_types_reader_reads_as_that_provision_is_narrowed():
+    # the no-cause reader that types contracts reads the question: a right to end with nothing but a notice
+    p = plan_question("Which suppliers can we end the contract with by simply giving notice?", VOCAB)
+    assert p.params.types == ["Termination for Convenience"], p.linked
+    p = plan_question("Which suppliers can we terminate if they breach the contract?", VOCAB)
+    assert p.params.types == ["Termination"], p.linked
