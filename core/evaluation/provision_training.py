@@ -20,9 +20,9 @@ Thresholds are chosen by cross-validation grouped by contract (no contract in tw
 for a mapped type the threshold that maximises contract-level presence F1 (the gap-report
 question) of the out-of-fold scores joined with the wording readers (core.ingest.wording: a
 contract a reader finds the type in counts as found, as ingestion reads it), for the others the
-best sentence-level F1 on the weak labels. The out-of-fold figures reported (and stored in the artifact) use cross-fitted
-thresholds: a fold's threshold is picked on the other folds' out-of-fold scores, so no
-contract's gold answer picks the threshold applied to it.
+best sentence-level F1 on the weak labels. The out-of-fold figures reported (and stored in the
+artifact) use cross-fitted thresholds: a fold's threshold is picked on the other folds'
+out-of-fold scores, so no contract's gold answer picks the threshold applied to it.
 
 Only ever run this on the dev split; held-out contracts are for `eval cuad`.
 """
