@@ -22,6 +22,12 @@ def _progress(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
+def _show(args, result: dict, format_table) -> int:
+    """The result as JSON (`--json`) or as the benchmark's table."""
+    print(json.dumps(result, indent=2, ensure_ascii=False) if args.json else format_table(result))
+    return 0
+
+
 # -- acord ------------------------------------------------------------------------------
 
 def _add_acord(eval_sub) -> None:
@@ -97,8 +103,7 @@ def _run_classify(args) -> int:
         result = evaluate(args.dir, args.labels, log=_progress, presence_path=args.presence)
     except (ClassifyFormatError, PresenceFormatError) as exc:
         raise UserError(str(exc)) from exc
-    print(json.dumps(result, indent=2, ensure_ascii=False) if args.json else format_table(result))
-    return 0
+    return _show(args, result, format_table)
 
 
 # -- sentences --------------------------------------------------------------------------
@@ -118,8 +123,7 @@ def _run_sentences(args) -> int:
         result = evaluate(args.file, log=_progress)
     except SentencesFormatError as exc:
         raise UserError(str(exc)) from exc
-    print(json.dumps(result, indent=2, ensure_ascii=False) if args.json else format_table(result))
-    return 0
+    return _show(args, result, format_table)
 
 
 # -- routing ----------------------------------------------------------------------------
@@ -140,8 +144,7 @@ def _run_routing(args) -> int:
         result = evaluate(args.file, corpus=args.corpus, log=_progress)
     except RoutingFormatError as exc:
         raise UserError(str(exc)) from exc
-    print(json.dumps(result, indent=2, ensure_ascii=False) if args.json else format_table(result))
-    return 0
+    return _show(args, result, format_table)
 
 
 # -- questions --------------------------------------------------------------------------

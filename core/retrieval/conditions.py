@@ -732,7 +732,8 @@ def type_by_two_readings(text: str, meaning_vector, provision_words: str, provis
     ranked = _meaning_ranking(meaning_vector)
     near = {t: s for t, s in ranked[:MEANING_AGREE_RANK] if s >= MEANING_AGREE_FLOOR}
     shares = get_provision_classifier().threshold_shares([provision_words], provision_vector[None, :])
-    order = sorted(((t, float(v[0])) for t, v in shares.items() if t in dict(ranked)), key=lambda kv: -kv[1])
+    meant = dict(ranked)
+    order = sorted(((t, float(v[0])) for t, v in shares.items() if t in meant), key=lambda kv: -kv[1])
     if len(order) < 2 or order[0][0] not in near or order[0][1] < PROVISION_FLOOR:
         return None, ""
     if near[order[0][0]] < ranked[0][1] - MEANING_AGREE_GAP:

@@ -546,12 +546,12 @@ def _drop_line_of_business(q: str, types: list[str], type_links: dict[str, str])
     suppliers ("security vendors", "maintenance firms") says what they do, not which clause is asked
     about, when another type is asked about in other words. (Alone it stays: "maintenance providers"
     may be all the question says about maintenance.)"""
-    if len(types) < 2:
-        return
     for tname in list(types):
+        if len(types) < 2:
+            return
         words = _type_words({tname: type_links.get(tname, "")})
         hits = [m for w in words for m in re.finditer(r"(?<![A-Za-z])" + re.escape(w) + r"(?![A-Za-z])", q, flags=re.I)]
-        if hits and all(SUPPLIER_AFTER.match(q[m.end():]) for m in hits) and len(types) > 1:
+        if hits and all(SUPPLIER_AFTER.match(q[m.end():]) for m in hits):
             types.remove(tname)
             type_links.pop(tname, None)
 
