@@ -219,6 +219,13 @@ def embed_kept(text: str) -> list[float]:
     return encode_kept([text])[0].tolist()
 
 
+def get_local_embedder(model_name: str):
+    """A local sentence-transformers model by name, whatever endpoint is configured (the question
+    reader was trained on one such model's vectors)."""
+    with _lock:
+        return _make(model_name, None)
+
+
 def get_embedder(model_name: str | None = None):
     """The process-wide embedder for the configured model (loaded once)."""
     cfg = settings()

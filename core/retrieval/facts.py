@@ -95,6 +95,8 @@ class QuestionFacts:
     by_what_it_supplies: bool = False        # the agreement was named by what it supplies ("who provides X?")
     inherited: list[str] = field(default_factory=list)             # what came from the session
     meaning_tried: bool = False              # the question's meaning was embedded once already
+    company_spans: list[tuple[int, int]] = field(default_factory=list)   # where suppliers are named in q
+    reading: Any = None                      # the learned reader's QuestionReading (core.retrieval.reader)
 
     @property
     def named(self) -> bool:

@@ -23,13 +23,14 @@ from core.config import settings
 from core.graph.vocabulary import Vocabulary
 from core.retrieval import conditions as cond
 from core.retrieval.facets import facet_owners, facet_spans, question_facets, type_by_facet
-from core.retrieval.facts import QuestionFacts, word_tokens
+from core.retrieval.facts import WORDING, QuestionFacts, word_tokens
 from core.retrieval.follow_up import FOLLOW_UP_LEAD, SessionContext, inherit_context
 from core.retrieval.linking import (CJK, STOPWORDS, alias_map, fuzzy_values, lexicon, link_agreement_by_service,
                                     link_agreement_by_what_it_supplies,
                                     link_company_spans, link_sla_ids, mask_spans, match_values, normalize,
                                     region_countries)
 from core.retrieval.quantities import question_quantities, without_comparisons
+from core.retrieval.reader import question_reader, settle_types
 from core.retrieval.spend_terms import (SPEND_DOWN, SPEND_UP, SPEND_WORDS, SUM_WORDS, SpendFacts, parse_spend, parse_year, parse_years,
                                          read_spend_question)
 from core.retrieval.type_links import TOPIC, link_clause_types, narrowed_types
@@ -338,6 +339,7 @@ def extract_facts(question: str, vocab: Vocabulary, forced_mode: str | None = No
         forced_mode=Mode(forced_mode) if forced_mode else None, categories=spend.categories, asks_spend=spend.asks,
         top=spend.top, group_by=spend.group_by, top_named=spend.top_named, spend_lowest=spend.lowest,
         asked_of_document=_asked_of_document(rest) if how_c else None, by_what_it_supplies=bool(supplies))
+    facts.company_spans = list(company_spans or [])
     if excluded:
         facts.exclude_companies = excluded
         facts.linked["excluded_companies"] = dict(excluded)
@@ -1420,6 +1422,7 @@ def read_conditions(f: QuestionFacts, rest: str, vocab: Vocabulary) -> QuestionF
         if split:
             f.types = [split[0]]
             f.linked["subject"] = split[2]
+    _settle_types_by_reader(f)
     if f.types and not f.negated and GAP_REPORT.search(f.q):
         # "a gap report for termination and liability": who lacks any of them, as the report does
         f.negated, f.any_gap = True, True
@@ -1435,6 +1438,28 @@ def read_conditions(f: QuestionFacts, rest: str, vocab: Vocabulary) -> QuestionF
         f.linked["negation"] = "asks whether every supplier has it: answered by those that lack it"
     _note_unmatched_filters(f, rest, vocab)
     return f
+
+
+def _settle_types_by_reader(f: QuestionFacts) -> None:
+    """The learned reader's types where the wording named none (or only by meaning); recorded in `linked`."""
+    if f.forced_mode == Mode.HYBRID or (f.named and f.positional):
+        return
+    reader = question_reader()
+    f.reading = reading = reader.read(f.q, f.company_spans)
+    f.linked["reader"] = {"intent": reading.intent, "types": reading.types, "polarity": reading.polarity,
+                          "sure": not reading.unsure}
+    words_name_else = bool(f.linked.get("agreements") or f.categories or f.quoted or WORDING.search(f.q))
+    rule_links = {t: str((f.linked.get("clause_types") or {}).get(t, "")) for t in f.types}
+    types, why = settle_types(rule_links, reading, reader.threshold_of, may_add=not words_name_else)
+    if f.laws or f.law_scope:
+        types = [t for t in types if t != GOVERNING_LAW or t in rule_links]   # the law is the condition
+    if set(types) == set(f.types):
+        return
+    f.types = types
+    f.linked["clause_types"] = {t: f"read by the question reader (p {reading.type_p[t]:.2f}; {why})" for t in types}
+    if not types:
+        f.linked.pop("clause_types", None)
+    f.topic = None if types else f.topic
 
 
 GAP_REPORT = re.compile(r"\bgap\s+(?:report|analysis|check|list)\b|\bcompliance\s+gaps?\b|缺口报告|合规缺口|差距分析", re.I)

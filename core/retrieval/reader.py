@@ -1,0 +1,252 @@
+"""The learned question reader: what a question asks, read by a model trained on written questions.
+
+People say what they want in endless ways ("who doesn't have a force majeure clause", "whcih
+vendors dont cover acts of god", 哪些供应商没有不可抗力条款), so the decisions that depend on
+*how* something is said are learned, not written as patterns: the intent (list clauses, who has,
+who lacks, count, spend ...), what the answer is made of, the polarity (has / lacks) and the
+clause types asked (zero, one or several). Exact things (names linked to the graph, amounts,
+dates, section numbers) stay with the extractors.
+
+Features: the sentence embedding of the question (the local MiniLM the product already loads)
+beside word 1-2-grams and character 1-4-grams (so Chinese is read by its characters, Traditional
+as Simplified), digits folded to 0. Heads: multinomial logistic regressions for intent, target
+and polarity; one logistic regression per clause type, each with its own threshold chosen by
+cross-validation. The artefact (`data/models/question_reader.npz` + `.json`) holds only arrays
+and the feature vocabulary, and is read with numpy: `python -m core train-reader` rebuilds it.
+"""
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from core.config import PROJECT_ROOT
+from core.errors import ClauseGraphError
+from core.zh_script import to_simplified
+
+READER_PATH = PROJECT_ROOT / "data" / "models" / "question_reader"
+INTENTS = ("clauses", "has", "lacks", "count", "spend_total", "spend_ranking", "spend_breakdown", "spend_change",
+           "spend_currency", "provision", "section", "no_agreement", "suppliers", "other")
+TARGETS = ("suppliers", "clauses", "agreements", "amount", "none")
+POLARITIES = ("has", "lacks", "none")
+MAX_TYPES = 3
+COMPANY_TOKEN = " qqco "     # a masked supplier name: the model reads that one is named, not which
+_CJK = r"\u3400-\u9fff\uf900-\ufaff"
+_WORD = re.compile(rf"[a-z0-9]+(?:['’][a-z]+)?|[{_CJK}]")
+_SPACE = re.compile(r"\s+")
+
+
+class ReaderError(ClauseGraphError, RuntimeError):
+    """The reader's artefact is missing or does not match this code; the message says how to rebuild it."""
+
+
+def reader_text(question: str, masked: list[tuple[int, int]] | tuple = ()) -> str:
+    """The question as the reader sees it: named suppliers masked, lower case, Traditional as
+    Simplified, every digit 0 (a number's shape matters, not its value)."""
+    text = question
+    for start, end in sorted(masked, reverse=True):
+        text = text[:start] + COMPANY_TOKEN + text[end:]
+    text = to_simplified(text.lower())
+    text = re.sub(r"\d", "0", text)
+    return _SPACE.sub(" ", text).strip()
+
+
+def features(text: str) -> list[str]:
+    """Word 1-2-grams and character 1-4-grams (Latin single letters left out: they say nothing)."""
+    words = _WORD.findall(text)
+    out = [f"w:{w}" for w in words]
+    out += [f"b:{a} {b}" for a, b in zip(words, words[1:])]
+    padded = f" {text} "
+    for n in (1, 2, 3, 4):
+        for i in range(len(padded) - n + 1):
+            gram = padded[i:i + n]
+            if n == 1 and not re.match(rf"[{_CJK}]", gram):
+                continue
+            if gram.strip():
+                out.append(f"c:{gram}")
+    return out
+
+
+@dataclass
+class QuestionReading:
+    """What the reader understood, each decision with its probability."""
+
+    intent: str
+    intent_p: float
+    target: str
+    polarity: str
+    polarity_p: float
+    types: list[str]
+    type_p: dict[str, float]                 # every type's probability, highest first
+    intent_ranking: list[tuple[str, float]] = field(default_factory=list)
+    unsure: bool = False                     # a decision sits near its threshold
+
+    def alternatives(self, n: int = 2) -> list[dict]:
+        """The likeliest readings, for an answer that says what it understood and offers the others."""
+        out = []
+        for intent, p in self.intent_ranking[:n]:
+            out.append({"intent": intent, "p": round(p, 3), "types": list(self.types)})
+        ranked = [t for t in self.type_p if t not in self.types]
+        if ranked and len(out) < n + 1:
+            alt_types = [ranked[0]] if not self.types else [ranked[0]]
+            out.append({"intent": self.intent, "p": round(self.type_p[ranked[0]], 3), "types": alt_types})
+        return out[:n]
+
+
+def _softmax(z: np.ndarray) -> np.ndarray:
+    z = z - z.max(axis=-1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+class QuestionReader:
+    """The trained heads over one feature space; `read` is a few sparse dot products and one embedding."""
+
+    def __init__(self, arrays: dict[str, np.ndarray], meta: dict):
+        self.meta = meta
+        self.vocabulary = {g: i for i, g in enumerate(meta["vocabulary"])}
+        self.idf = arrays["idf"].astype(np.float32)
+        self.type_names: list[str] = meta["types"]
+        n = len(self.vocabulary)
+        # each head split once into its n-gram and embedding parts, transposed for row-times-matrix
+        self.heads = {}
+        for name in ("intent", "target", "polarity", "types"):
+            coef = arrays[f"{name}_coef"].astype(np.float32)
+            self.heads[name] = (np.ascontiguousarray(coef[:, :n].T), np.ascontiguousarray(coef[:, n:].T),
+                                arrays[f"{name}_bias"].astype(np.float32))
+        self.thresholds = arrays["type_thresholds"].astype(np.float32)
+        self.threshold_of = {t: float(th) for t, th in zip(self.type_names, self.thresholds)}
+        self.embedding_model: str | None = meta.get("embedding_model")
+        self.embedding_weight = float(meta.get("embedding_weight", 1.0))
+
+    @classmethod
+    def load(cls, base: Path | str = READER_PATH) -> "QuestionReader":
+        base = Path(base)
+        npz, js = base.with_suffix(".npz"), base.with_suffix(".json")
+        if not npz.is_file() or not js.is_file():
+            raise ReaderError(f"question reader {npz} not found: run `python -m core train-reader`")
+        meta = json.loads(js.read_text(encoding="utf-8"))
+        with np.load(npz) as data:
+            arrays = {k: data[k] for k in data.files}
+        return cls(arrays, meta)
+
+    def sparse_rows(self, texts: list[str]):
+        """tf-idf rows (sublinear tf, l2-normalised) over the trained vocabulary, as a CSR matrix."""
+        from scipy.sparse import csr_matrix
+
+        data, cols, indptr = [], [], [0]
+        for text in texts:
+            counts = Counter(g for g in features(text) if g in self.vocabulary)
+            idx = np.fromiter((self.vocabulary[g] for g in counts), dtype=np.int64, count=len(counts))
+            vals = (1.0 + np.log(np.fromiter(counts.values(), dtype=np.float32, count=len(counts)))) * self.idf[idx]
+            norm = float(np.linalg.norm(vals))
+            data.append(vals / norm if norm else vals)
+            cols.append(idx)
+            indptr.append(indptr[-1] + len(idx))
+        return csr_matrix((np.concatenate(data) if data else np.zeros(0, np.float32),
+                           np.concatenate(cols) if cols else np.zeros(0, np.int64), indptr),
+                          shape=(len(texts), len(self.vocabulary)), dtype=np.float32)
+
+    def embed(self, questions: list[str]) -> np.ndarray:
+        if not self.embedding_model:
+            return np.zeros((len(questions), 0), dtype=np.float32)
+        from core.config import settings
+        from core.embeddings import encode_kept, get_local_embedder
+
+        cfg = settings()
+        if cfg.embedding_model == self.embedding_model and not cfg.embedding_base_url:
+            vecs = encode_kept(questions)   # the planner's own vectors for the question, computed once
+        else:
+            vecs = get_local_embedder(self.embedding_model).encode(questions)
+        return np.asarray(vecs, dtype=np.float32).reshape(len(questions), -1) * self.embedding_weight
+
+    def matrix(self, questions: list[str], masked: list[list[tuple[int, int]]] | None = None):
+        """The two feature blocks: sparse n-grams and the dense embedding."""
+        texts = [reader_text(q, (masked or [()] * len(questions))[i]) for i, q in enumerate(questions)]
+        return self.sparse_rows(texts), self.embed(questions)
+
+    def read(self, question: str, masked: list[tuple[int, int]] | tuple = ()) -> QuestionReading:
+        return self.read_matrix(*self.matrix([question], [list(masked)]))[0]
+
+    def read_many(self, questions: list[str], masked: list[list[tuple[int, int]]] | None = None,
+                  batch: int = 256) -> list[QuestionReading]:
+        out: list[QuestionReading] = []
+        for i in range(0, len(questions), batch):
+            part = (masked or [[]] * len(questions))[i:i + batch]
+            out += self.read_matrix(*self.matrix(questions[i:i + batch], part))
+        return out
+
+    def scores(self, name: str, sparse, dense: np.ndarray) -> np.ndarray:
+        sparse_part, dense_part, bias = self.heads[name]
+        z = np.asarray(sparse @ sparse_part) + bias
+        if dense.shape[1] and dense_part.shape[0]:
+            z = z + dense @ dense_part
+        return z
+
+    def read_matrix(self, sparse, dense: np.ndarray) -> list[QuestionReading]:
+        probs = {name: _softmax(self.scores(name, sparse, dense)) for name in ("intent", "target", "polarity")}
+        type_probs = 1.0 / (1.0 + np.exp(-self.scores("types", sparse, dense)))
+        return [self._reading(probs["intent"][i], probs["target"][i], probs["polarity"][i], type_probs[i])
+                for i in range(sparse.shape[0])]
+
+    def _reading(self, intent_p, target_p, polarity_p, type_p) -> QuestionReading:
+        order = np.argsort(-intent_p)
+        ratio = type_p / np.maximum(self.thresholds, 1e-6)
+        chosen = [j for j in np.argsort(-ratio) if ratio[j] >= 1.0][:MAX_TYPES]
+        near = bool(np.any((ratio > 0.6) & (ratio < 1.5)))
+        ranked_types = {self.type_names[j]: float(type_p[j]) for j in np.argsort(-type_p)}
+        return QuestionReading(
+            intent=INTENTS[order[0]], intent_p=float(intent_p[order[0]]),
+            target=TARGETS[int(np.argmax(target_p))],
+            polarity=POLARITIES[int(np.argmax(polarity_p))], polarity_p=float(np.max(polarity_p)),
+            types=[self.type_names[j] for j in chosen], type_p=ranked_types,
+            intent_ranking=[(INTENTS[j], float(intent_p[j])) for j in order[:3]],
+            unsure=near or float(intent_p[order[0]]) < 0.5)
+
+
+@lru_cache(maxsize=1)
+def question_reader() -> QuestionReader:
+    """The committed reader, loaded once per process."""
+    return QuestionReader.load()
+
+
+SURE_ABOVE = 1.25    # a chosen type's probability at least this many times its threshold
+SURE_BELOW = 0.8     # and every other type's at most this share of its own
+
+
+def types_are_sure(reading: QuestionReading, thresholds: dict[str, float]) -> bool:
+    """The reader's type set stands clear of its thresholds on both sides."""
+    for name, p in reading.type_p.items():
+        ratio = p / max(thresholds.get(name, 0.5), 1e-6)
+        if (name in reading.types and ratio < SURE_ABOVE) or (name not in reading.types and ratio > SURE_BELOW):
+            return False
+    return True
+
+
+NARROWER = {"Termination for Convenience": "Termination"}   # the taxonomy's one narrower type and its general one
+
+
+def settle_types(rule_types: dict[str, str], reading: QuestionReading, thresholds: dict[str, float],
+                 may_add: bool = True) -> tuple[list[str], str]:
+    """The clause types a question asks, with why. A type the question names in the taxonomy's
+    words (`rule_types` maps each type to how it was linked) stands; where the rules linked none,
+    or only by meaning, the reader decides (a narrower type it reads replaces its general one).
+    `may_add` is False where the rules settled that the words name something else (an agreement
+    by its service, words to find, a spend category)."""
+    by_words = [t for t, how in rule_types.items() if "meaning" not in how]
+    if by_words:
+        return list(rule_types), "named in the taxonomy's words"
+    read = [t for t in reading.types if not (NARROWER.get(t) is None and t in NARROWER.values()
+                                             and any(NARROWER.get(o) == t for o in reading.types))]
+    if set(read) == set(rule_types):
+        return list(rule_types), "rules and reader agree"
+    if read and may_add:
+        return read, "the question reader"
+    if rule_types and not read and types_are_sure(reading, thresholds):
+        return [], "the question reader is sure no type is asked"
+    return list(rule_types), "linked by meaning (the reader was not sure)"
