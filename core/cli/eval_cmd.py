@@ -147,6 +147,29 @@ def _run_routing(args) -> int:
     return _show(args, result, format_table)
 
 
+# -- reader -----------------------------------------------------------------------------
+
+def _add_reader(eval_sub) -> None:
+    p = eval_sub.add_parser("reader", help="the question reader, leave one writer out on the question bank: intent, "
+                                           "type-set and polarity accuracy per held-out writer, English and Chinese apart")
+    p.add_argument("--bank", help="question bank folder (default eval/bank)")
+    p.add_argument("--json", action="store_true", help="print the result as JSON (with every miss)")
+    p.set_defaults(func=_run_reader)
+
+
+def _run_reader(args) -> int:
+    from core.evaluation import write_results
+    from core.evaluation.bank import BankFormatError
+    from core.evaluation.reader_training import format_lowo, leave_one_writer_out
+
+    try:
+        result = leave_one_writer_out(args.bank, log=_progress)
+    except BankFormatError as exc:
+        raise UserError(str(exc)) from exc
+    _progress(f"results written to {write_results('reader-lowo', result)}")
+    return _show(args, result, format_lowo)
+
+
 # -- questions --------------------------------------------------------------------------
 
 def _add_questions(eval_sub) -> None:
@@ -186,4 +209,4 @@ def _run_questions(args) -> int:
     return 0
 
 
-SUBCOMMANDS = [_add_acord, _add_cuad, _add_classify, _add_questions, _add_sentences, _add_routing]
+SUBCOMMANDS = [_add_acord, _add_cuad, _add_classify, _add_questions, _add_sentences, _add_routing, _add_reader]

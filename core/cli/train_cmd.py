@@ -1,10 +1,11 @@
-"""`python -m core train-classifier` and `python -m core train-reranker`.
+"""`python -m core train-classifier`, `train-reranker` and `train-reader`.
 
 train-classifier: the provision classifier on the CUAD dev split (seeded, deterministic folds);
 writes the small committed artifact data/models/provisions.{npz,json} and prints the
 out-of-fold presence figures it stores.
 train-reranker: the learned search re-ranker on ACORD train judgements, chosen on valid (the
 test split is never read); writes the committed data/models/reranker.json (a few KB).
+train-reader: the question reader on the question bank (eval/bank/); writes data/models/question_reader.{npz,json}.
 """
 from __future__ import annotations
 
@@ -39,6 +40,35 @@ def register(sub) -> None:
     r.add_argument("--folds", type=int, default=5, metavar="K", help="cross-validation folds (by query) on train")
     r.add_argument("--json", action="store_true", help="print the selection grid and figures as JSON")
     r.set_defaults(func=_run_reranker)
+
+
+    q = sub.add_parser("train-reader", help="train the question reader on the question bank (eval/bank/); "
+                                            "writes data/models/question_reader.{npz,json}")
+    q.add_argument("--bank", default=None, metavar="DIR", help="question bank folder (default eval/bank)")
+    q.add_argument("--out", default=None, metavar="BASE", help="artifact path without suffix "
+                                                               "(default data/models/question_reader)")
+    q.add_argument("--json", action="store_true", help="print the summary as JSON")
+    q.set_defaults(func=_run_reader)
+
+
+def _run_reader(args) -> int:
+    from core.evaluation.bank import BankFormatError
+    from core.evaluation.reader_training import train_and_save
+
+    if args.bank and not Path(args.bank).is_dir():
+        raise UserError(f"question bank folder {args.bank} not found (pass --bank DIR)")
+    try:
+        summary = train_and_save(args.bank, args.out, log=_progress)
+    except BankFormatError as exc:
+        raise UserError(str(exc)) from exc
+    if args.json:
+        print(json.dumps(summary, indent=2))
+    else:
+        print(f"question reader: {summary['questions']} bank questions by {len(summary['per_writer'])} writers "
+              f"(+{summary['examples'] - summary['questions']} taxonomy texts), {summary['features']} n-gram features, "
+              f"{summary['size_bytes'] / 1e6:.1f} MB -> {summary['path']}")
+    _progress(f"trained in {summary['seconds']:.0f}s")
+    return 0
 
 
 def _progress(message: str) -> None:

@@ -95,3 +95,32 @@ def load_bank(folder: Path | str = BANK_DIR) -> list[BankQuestion]:
         raise BankFormatError(f"no batch-*.jsonl files in {folder}")
     names = {t.name for t in load_taxonomy() if not t.is_catch_all}
     return [q for f in files for q in load_batch(f, names)]
+
+
+VOICES = {"03": "hurried", "04": "counsel", "05": "email", "06": "follow-ups", "07": "procurement",
+          "08": "plain-words", "09": "chinese", "10": "mobile"}
+
+
+def settle_batch(raw: Path | str, review: Path | str, out: Path | str) -> dict:
+    """A writer's batch with its second reader's verdicts applied: a clear error takes the
+    reviewer's label, a debatable question is dropped (the bank keeps what two readers agree on)."""
+    raw, review = Path(raw), Path(review)
+    verdicts: dict[str, list[dict]] = {}
+    for n, obj in read_jsonl(review, BankFormatError, required=("id", "field", "verdict")):
+        if obj["field"] not in ("intent", "polarity", "types"):
+            raise BankFormatError(f"{review}:{n}: field must be intent, polarity or types")
+        verdicts.setdefault(obj["id"], []).append(obj)
+    kept, fixed, dropped = [], 0, 0
+    for _n, obj in read_jsonl(raw, BankFormatError, required=("id", "q")):
+        marks = verdicts.get(obj["id"], [])
+        if any(m["verdict"] != "error" for m in marks):
+            dropped += 1
+            continue
+        for m in marks:
+            obj[m["field"]] = m["reviewer"]
+            fixed += 1
+        kept.append(obj)
+    import json
+
+    Path(out).write_text("".join(json.dumps(o, ensure_ascii=False) + "\n" for o in kept), encoding="utf-8")
+    return {"kept": len(kept), "fixed": fixed, "dropped": dropped}

@@ -272,3 +272,20 @@ def per_type_counts(bank: list[BankQuestion]) -> dict:
         for t in b.types:
             counts[t] += 1
     return dict(sorted(counts.items()))
+
+
+def format_lowo(result: dict) -> str:
+    """One line per held-out writer: type-set exact match, intent and polarity accuracy, English | Chinese."""
+    def cell(f: dict | None, key: str) -> str:
+        return f"{f[key]:.1%}" if f and key in f else "-"
+
+    lines = [f"{result['questions']} bank questions, one writer held out at a time (train on the others)",
+             f"{'writer':<10}{'n en/zh':>12}{'types en':>10}{'types zh':>10}{'intent en':>11}{'intent zh':>11}"
+             f"{'polar. en':>11}{'polar. zh':>11}"]
+    for writer, f in list(result["writers"].items()) + [("mean", result["mean"])]:
+        en, zh = f.get("en"), f.get("zh")
+        n = "" if writer == "mean" else f"{en['questions'] if en else 0}/{zh['questions'] if zh else 0}"
+        lines.append(f"{writer:<10}{n:>12}{cell(en, 'types_exact'):>10}{cell(zh, 'types_exact'):>10}"
+                     f"{cell(en, 'intent_accuracy'):>11}{cell(zh, 'intent_accuracy'):>11}"
+                     f"{cell(en, 'polarity_accuracy'):>11}{cell(zh, 'polarity_accuracy'):>11}")
+    return "\n".join(lines)

@@ -1446,13 +1446,18 @@ def _settle_types_by_reader(f: QuestionFacts) -> None:
         return
     reader = question_reader()
     f.reading = reading = reader.read(f.q, f.company_spans)
-    f.linked["reader"] = {"intent": reading.intent, "types": reading.types, "polarity": reading.polarity,
-                          "sure": not reading.unsure}
-    words_name_else = bool(f.linked.get("agreements") or f.categories or f.quoted or WORDING.search(f.q))
+    # the rules settled that the words name something else: an agreement by its service, words to
+    # find, a spend category, a topic searched inside the one named agreement
+    words_name_else = bool(f.linked.get("agreements") or f.categories or f.quoted or WORDING.search(f.q)
+                           or (f.named and f.topic))
     rule_links = {t: str((f.linked.get("clause_types") or {}).get(t, "")) for t in f.types}
     types, why = settle_types(rule_links, reading, reader.threshold_of, may_add=not words_name_else)
     if f.laws or f.law_scope:
         types = [t for t in types if t != GOVERNING_LAW or t in rule_links]   # the law is the condition
+    f.linked["reader"] = {"intent": reading.intent, "types": reading.types, "polarity": reading.polarity,
+                          "sure": not reading.unsure}
+    if reading.unsure:
+        f.linked["unsure_reading"] = reading.unsure_note(types)
     if set(types) == set(f.types):
         return
     f.types = types

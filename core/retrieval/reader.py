@@ -86,16 +86,35 @@ class QuestionReading:
     intent_ranking: list[tuple[str, float]] = field(default_factory=list)
     unsure: bool = False                     # a decision sits near its threshold
 
-    def alternatives(self, n: int = 2) -> list[dict]:
-        """The likeliest readings, for an answer that says what it understood and offers the others."""
-        out = []
-        for intent, p in self.intent_ranking[:n]:
-            out.append({"intent": intent, "p": round(p, 3), "types": list(self.types)})
-        ranked = [t for t in self.type_p if t not in self.types]
-        if ranked and len(out) < n + 1:
-            alt_types = [ranked[0]] if not self.types else [ranked[0]]
-            out.append({"intent": self.intent, "p": round(self.type_p[ranked[0]], 3), "types": alt_types})
+    def alternatives(self, n: int = 2) -> list[str]:
+        """The likeliest readings after the chosen one: the next intent, then the next type."""
+        out = [describe_reading(intent, self.types) + f" ({p:.0%})" for intent, p in self.intent_ranking[1:n + 1]
+               if p >= 0.1]
+        others = [t for t in self.type_p if t not in self.types]
+        if others and self.type_p[others[0]] >= 0.1:
+            out.append(describe_reading(self.intent, [others[0]]) + f" ({self.type_p[others[0]]:.0%})")
         return out[:n]
+
+    def unsure_note(self, types: list[str]) -> str:
+        """What an unsure reading says to the analyst: what was understood and the likeliest others."""
+        note = f"not sure how to read this question: answered as {describe_reading(self.intent, types)}"
+        alts = self.alternatives()
+        return note + (f"; it may also mean {' or '.join(alts)}" if alts else "")
+
+
+INTENT_WORDS = {"clauses": "the clauses{of}", "has": "which suppliers have{a}", "lacks": "which suppliers lack{a}",
+                "count": "how many{with}", "spend_total": "a spend total{with}", "spend_ranking": "a spend ranking{with}",
+                "spend_breakdown": "spend per group", "spend_change": "a change in spend",
+                "spend_currency": "spend in one currency", "provision": "what one agreement says{about}",
+                "section": "a clause by its place in an agreement", "no_agreement": "suppliers without any agreement",
+                "suppliers": "a list of suppliers", "other": "something the data does not hold"}
+
+
+def describe_reading(intent: str, types: list[str]) -> str:
+    named = " and ".join(types)
+    return "'" + INTENT_WORDS.get(intent, intent).format(
+        of=f" of type {named}" if named else "", a=f" a {named} clause" if named else " the asked clause",
+        with_=None, about=f" about {named}" if named else "", **{"with": f" with {named}" if named else ""}) + "'"
 
 
 def _softmax(z: np.ndarray) -> np.ndarray:
@@ -198,7 +217,9 @@ class QuestionReader:
         order = np.argsort(-intent_p)
         ratio = type_p / np.maximum(self.thresholds, 1e-6)
         chosen = [j for j in np.argsort(-ratio) if ratio[j] >= 1.0][:MAX_TYPES]
-        near = bool(np.any((ratio > 0.6) & (ratio < 1.5)))
+        chosen_low = min((ratio[j] for j in chosen), default=np.inf)
+        other_high = max((ratio[j] for j in range(len(ratio)) if j not in chosen), default=0.0)
+        near = bool(chosen_low < 1.15 or other_high > 0.85)
         ranked_types = {self.type_names[j]: float(type_p[j]) for j in np.argsort(-type_p)}
         return QuestionReading(
             intent=INTENTS[order[0]], intent_p=float(intent_p[order[0]]),
@@ -206,7 +227,7 @@ class QuestionReader:
             polarity=POLARITIES[int(np.argmax(polarity_p))], polarity_p=float(np.max(polarity_p)),
             types=[self.type_names[j] for j in chosen], type_p=ranked_types,
             intent_ranking=[(INTENTS[j], float(intent_p[j])) for j in order[:3]],
-            unsure=near or float(intent_p[order[0]]) < 0.5)
+            unsure=near or float(intent_p[order[0]]) < 0.45)
 
 
 @lru_cache(maxsize=1)
@@ -229,24 +250,27 @@ def types_are_sure(reading: QuestionReading, thresholds: dict[str, float]) -> bo
 
 
 NARROWER = {"Termination for Convenience": "Termination"}   # the taxonomy's one narrower type and its general one
+UNTYPED_INTENTS = frozenset({"suppliers", "section", "no_agreement", "other"})   # intents about no clause type
 
 
 def settle_types(rule_types: dict[str, str], reading: QuestionReading, thresholds: dict[str, float],
                  may_add: bool = True) -> tuple[list[str], str]:
     """The clause types a question asks, with why. A type the question names in the taxonomy's
-    words (`rule_types` maps each type to how it was linked) stands; where the rules linked none,
-    or only by meaning, the reader decides (a narrower type it reads replaces its general one).
-    `may_add` is False where the rules settled that the words name something else (an agreement
-    by its service, words to find, a spend category)."""
+    words (`rule_types` maps each type to how it was linked) stands. Where the rules linked none,
+    the reader's types are taken unless its own intent asks about no type; where they linked one
+    only by meaning, the reader's replace them when it is sure. `may_add` is False where the rules
+    settled that the words name something else (an agreement by its service, words to find)."""
     by_words = [t for t, how in rule_types.items() if "meaning" not in how]
     if by_words:
         return list(rule_types), "named in the taxonomy's words"
-    read = [t for t in reading.types if not (NARROWER.get(t) is None and t in NARROWER.values()
-                                             and any(NARROWER.get(o) == t for o in reading.types))]
+    read = [t for t in reading.types if not (t in NARROWER.values() and any(NARROWER.get(o) == t for o in reading.types))]
     if set(read) == set(rule_types):
         return list(rule_types), "rules and reader agree"
-    if read and may_add:
-        return read, "the question reader"
-    if rule_types and not read and types_are_sure(reading, thresholds):
-        return [], "the question reader is sure no type is asked"
+    sure = types_are_sure(reading, thresholds)
+    if not rule_types:
+        if read and may_add and reading.intent not in UNTYPED_INTENTS:
+            return read, "the question reader"
+        return [], "no type named"
+    if sure:
+        return read, "the question reader is sure"
     return list(rule_types), "linked by meaning (the reader was not sure)"

@@ -154,7 +154,8 @@ def _run_plan(plan: Plan, db: Database, result: Result, asked: str | None = None
     result.cypher, result.params, result.rows = retrieval.cypher, retrieval.params, retrieval.rows
     result.warnings.extend(retrieval.warnings)
     # a filter value no supplier has, or a place nothing knows: said, not only shown in the plan
-    result.warnings.extend(str(plan.linked[k]) for k in ("not_in_graph", "not_recognised", "unknown_type")
+    result.warnings.extend(str(plan.linked[k]) for k in ("not_in_graph", "not_recognised", "unknown_type",
+                                                                  "unsure_reading")
                            if plan.linked.get(k))
     result.trace.extend(retrieval.trace)
     rows = _rerank(plan, result) if reranking else result.rows
