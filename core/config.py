@@ -85,6 +85,7 @@ class Settings:
     openai_api_key: str | None
     openai_base_url: str | None
     openai_model: str | None
+    llm_reader: bool            # with an LLM configured: it reads the question into the typed plan (not Cypher)
     log_dir: Path
     query_timeout_s: float
     max_file_bytes: int
@@ -122,6 +123,8 @@ def load_settings() -> Settings:
         openai_api_key=get_setting("OPENAI_API_KEY", "llm", "api_key"),
         openai_base_url=get_setting("OPENAI_BASE_URL", "llm", "base_url"),
         openai_model=get_setting("OPENAI_MODEL", "llm", "model"),
+        llm_reader=(get_setting("CLAUSEGRAPH_LLM_READER", "llm", "reader", default="off") or "").strip().lower()
+        in {"on", "1", "true", "yes"},
         log_dir=Path(get_setting("CLAUSEGRAPH_LOG_DIR", default=str(PROJECT_ROOT / "var" / "log"))),
         query_timeout_s=float(get_setting("CLAUSEGRAPH_QUERY_TIMEOUT", default="10")),
         max_file_bytes=int(get_setting("CLAUSEGRAPH_MAX_FILE_BYTES", default=str(5 * 1024 * 1024))),

@@ -476,3 +476,52 @@ def test_a_model_that_tries_to_write_never_changes_the_graph(evil_db, llm):
     assert {t["attempt"] for t in tries} == {1, 2, 3} and all(t["allowed"] is False for t in tries)
     assert r.mode != "text2cypher" and r.warnings[0].startswith("Text2Cypher found nothing")
     assert "DELETE" not in r.cypher.upper()
+
+
+# ---------------------------------------------------------------------------------------
+# the LLM reader: the model fills the typed reading (JSON schema), the offline planner builds the query
+
+def _reader_request(req) -> bool:
+    from core.text2cypher.reader_llm import READER_TAG
+
+    return any(READER_TAG in (m.get("content") or "") for m in req.messages if m.get("role") == "system")
+
+
+@pytest.fixture()
+def llm_reader(llm, monkeypatch):
+    monkeypatch.setenv("CLAUSEGRAPH_LLM_READER", "on")
+    settings.cache_clear()
+    yield llm
+    settings.cache_clear()
+
+
+def test_the_llm_reader_fills_the_typed_plan_and_no_cypher_is_written(demo, llm_reader):
+    from core.service import ask
+
+    reading = {"intent": "lacks", "target": "suppliers", "polarity": "lacks", "types": ["Force Majeure"]}
+    llm_reader.on(_reader_request, json.dumps(reading))
+    r = ask("Which vendors would leave us exposed if a flood stopped their work?", db=demo, log=False)
+    assert r.plan.params.types == ["Force Majeure"] and r.mode == "attribute", r.plan.linked
+    assert r.evidence, r.answer
+    assert any(t.get("strategy") == "llm_reader" and t.get("types") == ["Force Majeure"] for t in r.trace)
+    sent = [q for q in llm_reader.requests if q.path.endswith("/chat/completions")]
+    assert len(sent) == 1 and _reader_request(sent[0])          # one reading request, no Cypher asked for
+    assert sent[0].body.get("response_format") == {"type": "json_object"}
+    assert r.usage.get("llm_calls") == 1
+
+
+@pytest.mark.parametrize("reply", [
+    "the suppliers without force majeure",                                                   # not JSON
+    json.dumps({"intent": "lacks", "target": "suppliers", "polarity": "lacks", "types": ["Acts of God"]}),
+    json.dumps({"intent": "drop_everything", "target": "suppliers", "polarity": "lacks", "types": []}),
+    {"status": 500, "body": {"error": {"message": "down"}}},
+    {"sleep": 1.5, "then": "{}"},                                                             # past the 1 s timeout
+])
+def test_a_failed_llm_reading_falls_back_to_the_learned_reader(demo, llm_reader, reply):
+    from core.service import ask
+
+    llm_reader.default = lambda req: reply
+    r = ask("Which suppliers lack a termination clause?", db=demo, log=False)
+    fallback = [t for t in r.trace if t.get("strategy") == "llm_reader"]
+    assert fallback and fallback[0]["fallback"] == "learned reader" and fallback[0]["why"], r.trace
+    assert r.plan.params.types == ["Termination"] and r.plan.intent == "gap" and r.evidence

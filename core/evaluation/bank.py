@@ -39,10 +39,10 @@ class BankQuestion:
     facets: list[str] = field(default_factory=list)
     filters: dict[str, list[str]] = field(default_factory=dict)
 
-    def company_spans(self) -> list[tuple[int, int]]:
-        """Where the supplier names the writer marked stand in the question."""
+    def company_spans(self, key: str = "companies") -> list[tuple[int, int]]:
+        """Where the supplier names (or another filter's words) the writer marked stand in the question."""
         spans = []
-        for name in self.filters.get("companies", []):
+        for name in self.filters.get(key, []):
             at = self.q.find(name)
             if at >= 0 and name.strip():
                 spans.append((at, at + len(name)))
@@ -75,6 +75,9 @@ def load_batch(path: Path | str, type_names: set[str]) -> list[BankQuestion]:
         for key, spans in filters.items():
             if key not in FILTER_KEYS or not isinstance(spans, list):
                 raise BankFormatError(f"{where}: unknown filter {key!r} (one of {', '.join(FILTER_KEYS)})")
+            missing = [s for s in spans if not isinstance(s, str) or s not in obj["q"]]
+            if missing:
+                raise BankFormatError(f"{where}: filter {missing[0]!r} ({key}) is not in the question as written")
         lang = obj.get("lang") or ("zh" if re.search(r"[\u4e00-\u9fff]", obj["q"]) else "en")
         out.append(BankQuestion(
             id=str(obj.get("id") or f"{writer}-{n}"), q=str(obj["q"]), lang=lang, writer=writer,

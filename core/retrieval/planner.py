@@ -249,7 +249,7 @@ def without_pleasantries(q: str) -> str:
     return core[0].upper() + core[1:] if core != q and core[0].islower() else core
 
 
-def extract_facts(question: str, vocab: Vocabulary, forced_mode: str | None = None) -> QuestionFacts:
+def extract_facts(question: str, vocab: Vocabulary, forced_mode: str | None = None, reading=None) -> QuestionFacts:
     """Read the question alone: linked names and values, numbers, and the words that route it."""
     q = without_pleasantries(normalize(question))
     how_c, company_spans = link_company_spans(q, vocab)
@@ -340,6 +340,7 @@ def extract_facts(question: str, vocab: Vocabulary, forced_mode: str | None = No
         top=spend.top, group_by=spend.group_by, top_named=spend.top_named, spend_lowest=spend.lowest,
         asked_of_document=_asked_of_document(rest) if how_c else None, by_what_it_supplies=bool(supplies))
     facts.company_spans = list(company_spans or [])
+    facts.reading = reading   # an LLM's reading (core.text2cypher.reader_llm), else the learned reader reads
     if excluded:
         facts.exclude_companies = excluded
         facts.linked["excluded_companies"] = dict(excluded)
@@ -1113,7 +1114,7 @@ ROUTES: tuple[Rule, ...] = (
          Intent.NEXT_CLAUSE, Mode.DOCUMENT, "asks for the clause {direction} the clause just shown",
          _follow_up_neighbour),
     # 1. companies without any agreement
-    Rule("no_agreement", lambda f: bool(NO_AGREEMENT.search(f.q)) and not f.types,
+    Rule("no_agreement", lambda f: bool(NO_AGREEMENT.search(f.q) or _reader_says(f, "no_agreement")) and not f.types,
          Intent.NO_AGREEMENT, Mode.ATTRIBUTE, "asks for companies that have no agreement"),
     # 1a. suppliers ranked by their number of agreements ("who has the most contracts?"), then
     # agreements ranked by effective date ("which supplier's contract took effect earliest?")
@@ -1245,8 +1246,9 @@ def route(f: QuestionFacts) -> tuple[Rule, Intent] | None:
 
 
 def plan_question(question: str, vocab: Vocabulary, context: SessionContext | None = None,
-                  forced_mode: str | None = None) -> Plan:
-    facts = inherit_context(extract_facts(question, vocab, forced_mode), context)
+                  forced_mode: str | None = None, reading=None) -> Plan:
+    """`reading`: a `QuestionReading` made elsewhere (an LLM's); by default the learned reader's."""
+    facts = inherit_context(extract_facts(question, vocab, forced_mode, reading), context)
     params = base_plan_params(facts, vocab)
     forced = facts.forced_mode
 
@@ -1392,8 +1394,7 @@ def read_conditions(f: QuestionFacts, rest: str, vocab: Vocabulary) -> QuestionF
             f.linked["clause_types"] = {tname: why}
     elif not f.types and f.forced_mode != Mode.HYBRID and _words_may_name_type(f) and _link_by_facet(
             f, cond.main_clause(_without_agreement_name(rest, f.linked.get("agreements")))):
-        # a detail of a type named in its own words ("which agreements continue automatically?",
-        # "哪些合同规定了涨价的条件？"), as precise as a keyword
+        # a detail of a type named in its own words ("continue automatically?", "涨价的条件"), as precise as a keyword
         f.topic = None
         _negation_named_the_type(f)   # "cannot subcontract": the detail is the restriction
     elif not f.types and _meaning_may_name_type(f):
@@ -1440,12 +1441,33 @@ def read_conditions(f: QuestionFacts, rest: str, vocab: Vocabulary) -> QuestionF
     return f
 
 
+def _phrase_spans(q: str, phrases) -> list[tuple[int, int]]:
+    low = q.lower()
+    return [(at, at + len(p)) for p in phrases if p and (at := low.find(p.lower())) >= 0]
+
+
+def _reader_says(f: QuestionFacts, intent: str, at_least: float = 0.8) -> bool:
+    """The learned reader (or an LLM's reading) reads this intent, and is confident of it."""
+    return f.reading is not None and f.reading.intent == intent and f.reading.intent_p >= at_least
+
+
+def _polarity_by_reader(f: QuestionFacts) -> None:
+    """A gap the wording did not show ("whcih suppliers dont have ..."): the reader's polarity, when confident."""
+    r = f.reading
+    if f.types and not f.negated and r.polarity == "lacks" and r.polarity_p >= 0.9 and r.intent in LACKING_INTENTS:
+        f.negated = True
+        f.linked["negation"] = f"read by the question reader (p {r.polarity_p:.2f})"
+
+
+LACKING_INTENTS = frozenset({"lacks", "count", "spend_total", "spend_ranking"})
+
+
 def _settle_types_by_reader(f: QuestionFacts) -> None:
     """The learned reader's types where the wording named none (or only by meaning); recorded in `linked`."""
     if f.forced_mode == Mode.HYBRID or (f.named and f.positional):
         return
     reader = question_reader()
-    f.reading = reading = reader.read(f.q, f.company_spans)
+    f.reading = reading = f.reading or reader.read(f.q, f.company_spans, _phrase_spans(f.q, f.industries.values()))
     # the rules settled that the words name something else: an agreement by its service, words to
     # find, a spend category, a topic searched inside the one named agreement
     words_name_else = bool(f.linked.get("agreements") or f.categories or f.quoted or WORDING.search(f.q)
@@ -1458,8 +1480,13 @@ def _settle_types_by_reader(f: QuestionFacts) -> None:
                           "sure": not reading.unsure}
     if reading.unsure:
         f.linked["unsure_reading"] = reading.unsure_note(types)
-    if set(types) == set(f.types):
-        return
+    if set(types) != set(f.types):
+        _take_types(f, types, why)
+    _polarity_by_reader(f)
+
+
+def _take_types(f: QuestionFacts, types: list[str], why: str) -> None:
+    reading = f.reading
     f.types = types
     f.linked["clause_types"] = {t: f"read by the question reader (p {reading.type_p[t]:.2f}; {why})" for t in types}
     if not types:

@@ -36,6 +36,7 @@ TARGETS = ("suppliers", "clauses", "agreements", "amount", "none")
 POLARITIES = ("has", "lacks", "none")
 MAX_TYPES = 3
 COMPANY_TOKEN = " qqco "     # a masked supplier name: the model reads that one is named, not which
+INDUSTRY_TOKEN = " qqind "   # a masked industry ("security vendors", "insurance firms"): a filter, never a clause
 _CJK = r"\u3400-\u9fff\uf900-\ufaff"
 _WORD = re.compile(rf"[a-z0-9]+(?:['’][a-z]+)?|[{_CJK}]")
 _SPACE = re.compile(r"\s+")
@@ -45,12 +46,20 @@ class ReaderError(ClauseGraphError, RuntimeError):
     """The reader's artefact is missing or does not match this code; the message says how to rebuild it."""
 
 
-def reader_text(question: str, masked: list[tuple[int, int]] | tuple = ()) -> str:
-    """The question as the reader sees it: named suppliers masked, lower case, Traditional as
-    Simplified, every digit 0 (a number's shape matters, not its value)."""
+def reader_text(question: str, masked: list[tuple[int, int]] | tuple = (),
+                industries: list[tuple[int, int]] | tuple = ()) -> str:
+    """The question as the reader sees it: named suppliers and industries masked (linked exactly
+    elsewhere), lower case, Traditional as Simplified, every digit 0 (a number's shape matters, not
+    its value)."""
     text = question
-    for start, end in sorted(masked, reverse=True):
-        text = text[:start] + COMPANY_TOKEN + text[end:]
+    spans = [(a, b, COMPANY_TOKEN) for a, b in masked] + [(a, b, INDUSTRY_TOKEN) for a, b in industries]
+    taken: list[tuple[int, int]] = []
+    for start, end, token in sorted(spans, key=lambda s: (s[0], -s[1])):
+        if all(end <= a or start >= b for a, b in taken):
+            taken.append((start, end))
+    for start, end in sorted(taken, reverse=True):
+        token = next(t for a, b, t in spans if (a, b) == (start, end))
+        text = text[:start] + token + text[end:]
     text = to_simplified(text.lower())
     text = re.sub(r"\d", "0", text)
     return _SPACE.sub(" ", text).strip()
@@ -184,13 +193,17 @@ class QuestionReader:
             vecs = get_local_embedder(self.embedding_model).encode(questions)
         return np.asarray(vecs, dtype=np.float32).reshape(len(questions), -1) * self.embedding_weight
 
-    def matrix(self, questions: list[str], masked: list[list[tuple[int, int]]] | None = None):
+    def matrix(self, questions: list[str], masked: list[list[tuple[int, int]]] | None = None,
+               industries: list[list[tuple[int, int]]] | None = None):
         """The two feature blocks: sparse n-grams and the dense embedding."""
-        texts = [reader_text(q, (masked or [()] * len(questions))[i]) for i, q in enumerate(questions)]
+        texts = [reader_text(q, (masked or [()] * len(questions))[i], (industries or [()] * len(questions))[i])
+                 for i, q in enumerate(questions)]
         return self.sparse_rows(texts), self.embed(questions)
 
-    def read(self, question: str, masked: list[tuple[int, int]] | tuple = ()) -> QuestionReading:
-        return self.read_matrix(*self.matrix([question], [list(masked)]))[0]
+    def read(self, question: str, masked: list[tuple[int, int]] | tuple = (),
+             industries: list[tuple[int, int]] | tuple = ()) -> QuestionReading:
+        """`masked`: where suppliers are named; `industries`: where an industry filter is named."""
+        return self.read_matrix(*self.matrix([question], [list(masked)], [list(industries)]))[0]
 
     def read_many(self, questions: list[str], masked: list[list[tuple[int, int]]] | None = None,
                   batch: int = 256) -> list[QuestionReading]:
@@ -232,8 +245,10 @@ class QuestionReader:
 
 @lru_cache(maxsize=1)
 def question_reader() -> QuestionReader:
-    """The committed reader, loaded once per process."""
-    return QuestionReader.load()
+    """The committed reader (or the one CLAUSEGRAPH_QUESTION_READER names, a path without suffix), loaded once."""
+    from core.config import get_setting
+
+    return QuestionReader.load(get_setting("CLAUSEGRAPH_QUESTION_READER", default=str(READER_PATH)))
 
 
 SURE_ABOVE = 1.25    # a chosen type's probability at least this many times its threshold
@@ -255,14 +270,12 @@ UNTYPED_INTENTS = frozenset({"suppliers", "section", "no_agreement", "other"})  
 
 def settle_types(rule_types: dict[str, str], reading: QuestionReading, thresholds: dict[str, float],
                  may_add: bool = True) -> tuple[list[str], str]:
-    """The clause types a question asks, with why. A type the question names in the taxonomy's
-    words (`rule_types` maps each type to how it was linked) stands. Where the rules linked none,
-    the reader's types are taken unless its own intent asks about no type; where they linked one
-    only by meaning, the reader's replace them when it is sure. `may_add` is False where the rules
-    settled that the words name something else (an agreement by its service, words to find)."""
-    by_words = [t for t, how in rule_types.items() if "meaning" not in how]
-    if by_words:
-        return list(rule_types), "named in the taxonomy's words"
+    """The clause types a question asks, with why. The reader decides where it is sure; where it
+    hesitates, a type the question names in the taxonomy's words (`rule_types` maps each type to
+    how it was linked) stands, and so does one the rules linked by meaning. Where the rules linked
+    none, the reader's types are taken unless its own intent asks about no type. `may_add` is False
+    where the rules settled that the words name something else (an agreement by its service, words
+    to find). Chosen on the two seed batches with a reader trained without them (docs/EVALUATION.md)."""
     read = [t for t in reading.types if not (t in NARROWER.values() and any(NARROWER.get(o) == t for o in reading.types))]
     if set(read) == set(rule_types):
         return list(rule_types), "rules and reader agree"
@@ -271,6 +284,11 @@ def settle_types(rule_types: dict[str, str], reading: QuestionReading, threshold
         if read and may_add and reading.intent not in UNTYPED_INTENTS:
             return read, "the question reader"
         return [], "no type named"
-    if sure:
+    if sure and read:
         return read, "the question reader is sure"
+    by_words = [t for t, how in rule_types.items() if "meaning" not in how]
+    if by_words:
+        return list(rule_types), "named in the taxonomy's words"
+    if sure:
+        return [], "the question reader is sure no type is asked"
     return list(rule_types), "linked by meaning (the reader was not sure)"

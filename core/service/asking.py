@@ -28,6 +28,8 @@ from core.retrieval.retrievers import RELAY_K, RELAY_PER_AGREEMENT, RETRIEVERS, 
 from core.retrieval.type_links import warm_up
 from core.service.session_store import sessions
 from core.taxonomy import load_taxonomy
+from core.text2cypher.llm import TokenLedger
+from core.text2cypher.reader_llm import llm_reading
 from core.text2cypher.rerank_llm import llm_rerank, llm_rerank_enabled
 from core.types import ASKABLE_MODES, ATTRIBUTE_INTENTS, SEARCH_MODES, Intent, Mode, Plan, Result
 
@@ -74,7 +76,9 @@ def ask(question: str, mode: str = "auto", session: str | None = None, db: Datab
     pick = find_question(question, vocab)
     asked = pick.question
 
-    use_llm = mode == Mode.TEXT2CYPHER or (mode == Mode.AUTO and settings().llm_configured)
+    cfg = settings()
+    reads_with_llm = mode == Mode.AUTO and cfg.llm_configured and cfg.llm_reader
+    use_llm = mode == Mode.TEXT2CYPHER or (mode == Mode.AUTO and cfg.llm_configured and not cfg.llm_reader)
     if use_llm:
         llm_result = _ask_llm(asked, db, ctx, result, forced=mode == Mode.TEXT2CYPHER)
         if llm_result is not None:
@@ -88,8 +92,14 @@ def ask(question: str, mode: str = "auto", session: str | None = None, db: Datab
     _ensure_models()
     result.timings_ms["load_models"] = _ms(t0)
     t0 = time.perf_counter()
+    reading = None
+    if reads_with_llm:   # the LLM reads the question into the typed plan; on any failure the learned reader does
+        ledger = TokenLedger()
+        reading = llm_reading(asked, ledger=ledger, trace=result.trace)
+        result.usage = ledger.to_dict()
     with question_vectors():   # the planner's vectors serve this question's search, no other's
-        plan = plan_question(asked, vocab, ctx, forced_mode=None if mode in {Mode.AUTO, Mode.TEXT2CYPHER} else mode)
+        plan = plan_question(asked, vocab, ctx, forced_mode=None if mode in {Mode.AUTO, Mode.TEXT2CYPHER} else mode,
+                             reading=reading)
         result.timings_ms["plan"] = _ms(t0)
         _note_pick(result, pick, plan)
         _run_plan(plan, db, result, asked)

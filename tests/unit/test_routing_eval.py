@@ -88,7 +88,9 @@ VOCAB = corpus_vocabulary(ROOT / "data" / "demo")
 def test_a_provision_described_in_the_askers_words_is_linked_when_both_readings_agree(question, expected):
     plan = plan_question(question, VOCAB)
     assert plan.params.types == [expected]
-    assert "provision model" in plan.linked["clause_types"][expected]
+    # by the question reader, or where it hesitated by the two readings of the rules
+    assert "question reader" in plan.linked["clause_types"][expected] or \
+        "provision model" in plan.linked["clause_types"][expected]
 
 
 @pytest.mark.parametrize("question", [
