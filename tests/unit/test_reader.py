@@ -124,9 +124,27 @@ def _reading(types: dict[str, float], intent: str = "has") -> QuestionReading:
 THRESHOLDS = {t: 0.5 for t in TYPE_NAMES}
 
 
-def test_a_type_named_in_the_taxonomys_words_stands():
-    types, why = settle_types({"Termination": "keyword 'termination'"}, _reading({"Liability": 0.99}), THRESHOLDS)
-    assert types == ["Termination"] and "words" in why
+def test_a_type_named_by_its_taxonomy_name_stands_and_a_keyword_yields_only_to_a_sure_reader():
+    types, why = settle_types({"Termination": "name 'termination'"}, _reading({"Liability": 0.99}), THRESHOLDS)
+    assert types == ["Termination"] and "name" in why
+    assert settle_types({"Availability": "keyword 'uptime'"}, _reading({"Service Credits": 0.99}),
+                        THRESHOLDS)[0] == ["Service Credits"]
+    assert settle_types({"Availability": "keyword 'uptime'"}, _reading({"Service Credits": 0.55}),
+                        THRESHOLDS)[0] == ["Availability"]
+    # the reader adds a type the words do not show: the words' set stands
+    assert settle_types({"Availability": "keyword 'uptime'"}, _reading({"Availability": 0.99, "Service Credits": 0.99}),
+                        THRESHOLDS)[0] == ["Availability"]
+
+
+def test_several_types_named_in_words_stand_when_the_reader_drops_one():
+    rules = {"Termination": "keyword '终止'", "Liability": "keyword '责任'"}
+    assert set(settle_types(rules, _reading({"Termination": 0.99}), THRESHOLDS)[0]) == {"Termination", "Liability"}
+
+
+def test_a_link_by_meaning_stays_when_the_reader_reads_a_typed_question_without_a_type():
+    rules = {"Availability": "meaning of 'outages' (0.92, next 0.49)"}
+    assert settle_types(rules, _reading({}, intent="has"), THRESHOLDS)[0] == ["Availability"]
+    assert settle_types(rules, _reading({}, intent="suppliers"), THRESHOLDS)[0] == []
 
 
 def test_the_reader_decides_where_the_wording_named_none_or_only_by_meaning():
