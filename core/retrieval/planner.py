@@ -1471,9 +1471,13 @@ def _settle_types_by_reader(f: QuestionFacts) -> None:
     # the rules settled that the words name something else: an agreement by its service, words to
     # find, a spend category, a topic searched inside the one named agreement
     words_name_else = bool(f.linked.get("agreements") or f.categories or f.quoted or WORDING.search(f.q)
-                           or (f.named and f.topic))
+                           or (f.named and (f.topic or DOCUMENT_REQUEST.search(f.q)))
+                           or f.agreements_min or f.agreements_max or f.agreement_rank
+                           # one agreement's provision, but no supplier or agreement is named: a general question
+                           or (reading.intent == "provision" and not f.named))
     rule_links = {t: str((f.linked.get("clause_types") or {}).get(t, "")) for t in f.types}
-    types, why = settle_types(rule_links, reading, reader.threshold_of, may_add=not words_name_else)
+    types, why = settle_types(rule_links, reading, reader.threshold_of, may_add=not words_name_else,
+                              add_only_if_sure=bool(f.topic), words_decide=f.named)
     if f.laws or f.law_scope:
         types = [t for t in types if t != GOVERNING_LAW or t in rule_links]   # the law is the condition
     f.linked["reader"] = {"intent": reading.intent, "types": reading.types, "polarity": reading.polarity,

@@ -34,7 +34,7 @@ INTENTS = ("clauses", "has", "lacks", "count", "spend_total", "spend_ranking", "
            "spend_currency", "provision", "section", "no_agreement", "suppliers", "other")
 TARGETS = ("suppliers", "clauses", "agreements", "amount", "none")
 POLARITIES = ("has", "lacks", "none")
-MAX_TYPES = 3
+MAX_TYPES = 2
 COMPANY_TOKEN = " qqco "     # a masked supplier name: the model reads that one is named, not which
 INDUSTRY_TOKEN = " qqind "   # a masked industry ("security vendors", "insurance firms"): a filter, never a clause
 _CJK = r"\u3400-\u9fff\uf900-\ufaff"
@@ -286,14 +286,18 @@ UNTYPED_INTENTS = frozenset({"suppliers", "section", "no_agreement", "other", "s
 
 
 def settle_types(rule_types: dict[str, str], reading: QuestionReading, thresholds: dict[str, float],
-                 may_add: bool = True) -> tuple[list[str], str]:
+                 may_add: bool = True, add_only_if_sure: bool = False,
+                 words_decide: bool = False) -> tuple[list[str], str]:
     """The clause types a question asks, with why. A type named by its taxonomy name stands, and so
     do several named in the taxonomy's words when the reader drops one. Otherwise the reader decides
     where it is sure; where it hesitates, a type the question names in the taxonomy's words (`rule_types` maps each type to
     how it was linked) stands, and so does one the rules linked by meaning. Where the rules linked
     none, the reader's types are taken unless its own intent asks about no type. `may_add` is False
     where the rules settled that the words name something else (an agreement by its service, words
-    to find). Chosen on the two seed batches with a reader trained without them (docs/EVALUATION.md)."""
+    to find); `add_only_if_sure` where they read a topic to search clauses for ("clauses about recalls":
+    the reader's type is taken for a clause list only when it is sure); `words_decide` where a
+    taxonomy keyword in a question about one named supplier's agreement should stand even against a
+    sure reader (that agreement's clauses are read by it). Chosen on the two seed batches with a reader trained without them (docs/EVALUATION.md)."""
     read = [t for t in reading.types if not (t in NARROWER.values() and any(NARROWER.get(o) == t for o in reading.types))]
     if set(read) == set(rule_types):
         return list(rule_types), "rules and reader agree"
@@ -303,16 +307,18 @@ def settle_types(rule_types: dict[str, str], reading: QuestionReading, threshold
     if len(strong) >= 2 and set(read) < set(rule_types):
         # the reader reads a set, the rules its structure ("X but no Y", "X or Y"): one it drops stays
         return list(rule_types), "several types named in the taxonomy's words"
-    if strong and set(rule_types) < set(read):
-        return list(rule_types), "named in the taxonomy's words (the reader adds one they do not show)"
+    if rule_types and set(rule_types) < set(read):
+        return list(rule_types), "the rules' types (the reader adds one the words do not show)"
     if not read and reading.intent not in UNTYPED_INTENTS:
         return list(rule_types), "the rules' link (the reader reads a typed question and no type)"
     sure = types_are_sure(reading, thresholds)
     if not rule_types:
-        if read and may_add and reading.intent not in UNTYPED_INTENTS:
-            return read, "the question reader"
+        if read and may_add and reading.intent not in UNTYPED_INTENTS and (
+                sure or not (add_only_if_sure and reading.intent == "clauses")):
+            return (read if sure else read[:1]), "the question reader"   # a second type only when sure
         return [], "no type named"
-    if sure and read:
+    by_words_linked = any(how.startswith(("keyword", "detail")) for how in rule_types.values())
+    if sure and read and not (words_decide and by_words_linked):
         return read, "the question reader is sure"
     by_words = [t for t, how in rule_types.items() if "meaning" not in how]
     if by_words:
