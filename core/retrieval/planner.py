@@ -15,6 +15,7 @@ its agreement conditions (dates, governing law, positions) by `conditions`.
 """
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -1468,18 +1469,26 @@ def _settle_types_by_reader(f: QuestionFacts) -> None:
         return
     reader = question_reader()
     f.reading = reading = f.reading or reader.read(f.q, f.company_spans, _phrase_spans(f.q, f.industries.values()))
+    if f.laws or f.law_scope:   # the law is a condition here, never the type asked
+        reading = dataclasses.replace(reading, types=[t for t in reading.types if t != GOVERNING_LAW])
     # the rules settled that the words name something else: an agreement by its service, words to
     # find, a spend category, a topic searched inside the one named agreement
     words_name_else = bool(f.linked.get("agreements") or f.categories or f.quoted or WORDING.search(f.q)
                            or (f.named and (f.topic or DOCUMENT_REQUEST.search(f.q)))
                            or f.agreements_min or f.agreements_max or f.agreement_rank
                            # one agreement's provision, but no supplier or agreement is named: a general question
-                           or (reading.intent == "provision" and not f.named))
-    rule_links = {t: str((f.linked.get("clause_types") or {}).get(t, "")) for t in f.types}
+                           or (reading.intent == "provision" and not f.named)
+                           # a quantity the clauses must state ("fix errors within one business day"): the
+                           # search by meaning keeps the clauses that state it, whatever their type
+                           or bool(question_quantities(f.q)))
+    # a detail the taxonomy's facets name exactly ("end ... if the supplier is bought"): the rules'
+    # link and the facet reading that follows when the routes run stand, as words would
+    by_detail = bool(type_by_facet(f.q)[0])
+    rule_links = {t: ("detail " if by_detail else "") + str((f.linked.get("clause_types") or {}).get(t, ""))
+                  for t in f.types}
     types, why = settle_types(rule_links, reading, reader.threshold_of, may_add=not words_name_else,
-                              add_only_if_sure=bool(f.topic), words_decide=f.named)
-    if f.laws or f.law_scope:
-        types = [t for t in types if t != GOVERNING_LAW or t in rule_links]   # the law is the condition
+                              add_only_if_sure=bool(f.topic),
+                              words_decide=f.named or by_detail)
     f.linked["reader"] = {"intent": reading.intent, "types": reading.types, "polarity": reading.polarity,
                           "sure": not reading.unsure}
     if reading.unsure:

@@ -294,8 +294,9 @@ def settle_types(rule_types: dict[str, str], reading: QuestionReading, threshold
     how it was linked) stands, and so does one the rules linked by meaning. Where the rules linked
     none, the reader's types are taken unless its own intent asks about no type. `may_add` is False
     where the rules settled that the words name something else (an agreement by its service, words
-    to find); `add_only_if_sure` where they read a topic to search clauses for ("clauses about recalls":
-    the reader's type is taken for a clause list only when it is sure); `words_decide` where a
+    to find); `add_only_if_sure` where they read a topic or a quantity to search clauses for: a clause list
+    asked by topic ("clauses about restoring backups") gets no type, another question one only from
+    a sure reader; `words_decide` where a
     taxonomy keyword in a question about one named supplier's agreement should stand even against a
     sure reader (that agreement's clauses are read by it). Chosen on the two seed batches with a reader trained without them (docs/EVALUATION.md)."""
     read = [t for t in reading.types if not (t in NARROWER.values() and any(NARROWER.get(o) == t for o in reading.types))]
@@ -313,9 +314,10 @@ def settle_types(rule_types: dict[str, str], reading: QuestionReading, threshold
         return list(rule_types), "the rules' link (the reader reads a typed question and no type)"
     sure = types_are_sure(reading, thresholds)
     if not rule_types:
-        if read and may_add and reading.intent not in UNTYPED_INTENTS and (
-                sure or not (add_only_if_sure and reading.intent == "clauses")):
-            return (read if sure else read[:1]), "the question reader"   # a second type only when sure
+        if read and may_add and reading.intent not in UNTYPED_INTENTS and not (
+                add_only_if_sure and (reading.intent == "clauses" or not sure)):
+            # a second type only when sure, and never beside a topic or quantity the clauses must state
+            return (read if sure and not add_only_if_sure else read[:1]), "the question reader"
         return [], "no type named"
     by_words_linked = any(how.startswith(("keyword", "detail")) for how in rule_types.values())
     if sure and read and not (words_decide and by_words_linked):
