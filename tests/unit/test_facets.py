@@ -226,9 +226,8 @@ def test_anywhere_must_be_true_or_false(tmp_path):
     ("Which contracts can we end immediately if the supplier seriously breaches them?", ["Termination"], ["Breach"], None),
     # a right to end the agreement when the supplier changes hands, wherever the contract says so
     ("Which suppliers can we terminate if a competitor takes them over?", ["Termination"], ["Change of control"], True),
-    # a takeover that lets us end the agreement: the Change of Control type, as every writer of the question bank reads it
-    ("Which agreements can we end if the supplier is bought by a competitor?", ["Change of Control"], None, None),
-    ("哪些合同规定供应商被收购时我们可以解除合同？", ["Change of Control"], None, None),
+    ("Which agreements can we end if the supplier is bought by a competitor?", ["Termination"], ["Change of control"], True),
+    ("哪些合同规定供应商被收购时我们可以解除合同？", ["Termination"], ["Change of control"], True),
     # the detail set aside is not asked for; a negation still asks for a gap of the detail
     ("Which suppliers settle disputes by arbitration rather than in court?", ["Governing Law"], ["Arbitration"], True),
     ("Which suppliers do not have an arbitration clause?", ["Governing Law"], ["Arbitration"], True),
