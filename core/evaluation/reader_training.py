@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections import Counter, defaultdict
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -303,14 +303,6 @@ def train_and_save(bank_dir: Path | str | None = None, out: Path | str | None = 
                "size_bytes": base.with_suffix(".npz").stat().st_size + base.with_suffix(".json").stat().st_size,
                "per_writer": dict(Counter(b.writer for b in bank))}
     return summary
-
-
-def per_type_counts(bank: list[BankQuestion]) -> dict:
-    counts: dict[str, int] = defaultdict(int)
-    for b in bank:
-        for t in b.types:
-            counts[t] += 1
-    return dict(sorted(counts.items()))
 
 
 def format_lowo(result: dict) -> str:

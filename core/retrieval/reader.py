@@ -138,7 +138,7 @@ def describe_reading(intent: str, types: list[str]) -> str:
     named = " and ".join(types)
     return "'" + INTENT_WORDS.get(intent, intent).format(
         of=f" of type {named}" if named else "", a=f" a {named} clause" if named else " the asked clause",
-        with_=None, about=f" about {named}" if named else "", **{"with": f" with {named}" if named else ""}) + "'"
+        about=f" about {named}" if named else "", **{"with": f" with {named}" if named else ""}) + "'"
 
 
 def _softmax(z: np.ndarray) -> np.ndarray:
