@@ -729,6 +729,16 @@ class _Reader:
                     self.problem(rel, None, "not referenced by agreements.csv; ignored", "warning")
 
 
+def split_file(path: Path | str) -> tuple[SplitResult, list[ClauseDraft]]:
+    """One contract file read as ingestion reads it (decoded, an HTML filing laid out as text, split,
+    repeated clauses dropped), for the evaluations that need no corpus folder; raises ValueError."""
+    text, _ = decode_bytes(Path(path).read_bytes())
+    if Path(path).suffix.lower() in HTML_SUFFIXES or looks_like_html(text):
+        text = html_to_text(text)
+    split = split_contract(text)
+    return split, dedupe_clauses(split.clauses)[0]
+
+
 def read_corpus(root: Path | str, max_file_bytes: int | None = None, base_currency: str | None = None) -> Corpus:
     """Read and validate a corpus folder; never raises for bad input (see `Corpus.problems`).
     `base_currency` None: the configured one (CLAUSEGRAPH_BASE_CURRENCY), else taken from the data."""

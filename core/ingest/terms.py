@@ -1,0 +1,533 @@
+"""Contract terms as data: dates, term and renewal, notice periods, governing law, liability cap,
+uptime and payment days, each read from the sentence that states it, with that sentence's clause,
+character span and a confidence.
+
+Values are exact things (a date, a number of days, a percentage), so each is read by rule from a
+sentence the rule first recognises by its wording ("shall renew automatically ... unless ... notice
+... prior to", "适用中华人民共和国法律"); a value derived from others ("three years from the Effective
+Date") is resolved and says so. A value below REVIEW_CONFIDENCE goes to the review queue, where a
+reviewer's correction replaces it and survives re-ingest (core/ingest/pipeline.py)."""
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, field
+
+from core.term_values import (Duration, Found, PartialDate, find_amounts, find_dates, find_durations,
+                              find_percentages)
+from core.zh_script import to_simplified
+
+FIELDS = ("agreement_date", "effective_date", "expiration_date", "initial_term", "auto_renewal", "renewal_term",
+          "renewal_notice", "convenience_notice", "governing_law", "liability_cap", "uptime", "payment_days")
+FIELD_LABELS = {"agreement_date": "Agreement date", "effective_date": "Effective date",
+                "expiration_date": "Expiration date", "initial_term": "Initial term", "auto_renewal": "Renews automatically",
+                "renewal_term": "Renewal term", "renewal_notice": "Notice to prevent renewal",
+                "convenience_notice": "Notice to terminate for convenience", "governing_law": "Governing law",
+                "liability_cap": "Liability cap", "uptime": "Uptime commitment", "payment_days": "Payment terms"}
+REVIEW_CONFIDENCE = 0.6
+PERPETUAL = "perpetual"
+EXTRACTOR_VERSION = "1"
+
+
+@dataclass(frozen=True)
+class Passage:
+    """A stretch of an agreement terms are read from: a clause (position >= 1) or the preamble (0)."""
+    position: int
+    title: str
+    text: str
+
+
+@dataclass
+class Term:
+    """One value of one field, with its evidence. `value` is how it is shown and compared; the typed
+    properties (`date`, `days`, `number`, `unit`, `flag`) are what questions filter on."""
+    field: str
+    value: str
+    position: int            # clause position (0: the preamble)
+    start: int               # span of the evidence in that passage's text
+    end: int
+    quote: str
+    confidence: float
+    date: str | None = None      # ISO, a full date only
+    days: int | None = None      # a duration's length in days
+    number: float | None = None  # uptime %, payment days, cap months / multiple / amount
+    unit: str | None = None      # cap kind (months_of_fees, multiple_of_fees, amount, uncapped) or currency
+    flag: bool | None = None     # auto_renewal
+    derived: str | None = None   # how a value was computed from others
+
+    @property
+    def needs_review(self) -> bool:
+        return self.confidence < REVIEW_CONFIDENCE
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class Sentence:
+    passage: Passage
+    start: int
+    end: int
+    text: str
+    plain: str = field(init=False)   # lower-cased, Simplified Chinese, one space between words
+
+    def __post_init__(self):
+        self.plain = to_simplified(self.text).lower()
+
+    def term(self, field_: str, value: str, confidence: float, span: tuple[int, int] | None = None, **typed) -> Term:
+        """A Term whose evidence is this sentence (or the span inside it)."""
+        s, e = span if span else (0, len(self.text))
+        return Term(field_, value, self.passage.position, self.start + s, self.start + e,
+                    self.text[s:e].strip(), round(confidence, 2), **typed)
+
+
+_SENTENCE_END = re.compile(r"(?<=[.;:])\s+(?=[\"“(A-Z0-9])|(?<=[。；])|\n\s*\n|\n(?=\s*(?:\(?[a-z0-9]{1,3}[.)]|[•\-*])\s)")
+
+
+def sentences(passages: list[Passage]) -> list[Sentence]:
+    out = []
+    for p in passages:
+        pos = 0
+        for m in list(_SENTENCE_END.finditer(p.text)) + [None]:
+            end = m.start() if m else len(p.text)
+            chunk = p.text[pos:end]
+            if chunk.strip():
+                lead = len(chunk) - len(chunk.lstrip())
+                out.append(Sentence(p, pos + lead, end, chunk.strip()))
+            pos = m.end() if m else end
+    return out
+
+
+# ---------------------------------------------------------------------------------------- dates
+
+_DATED = re.compile(r"\b(dated|made|entered into|executed|as of|effective|day of|agreement date|date of this)\b|"
+                    r"签订|签署|订立|签约|日期|生效")
+_EFFECTIVE_NAMED = re.compile(r"effective\s+date|生效日")
+_EFFECTIVE_AT = re.compile(r"(effective|commenc\w*|start\w*|begin\w*|take effect)\s+(as\s+of|on|from|upon)?\s*(the\s+)?$|"
+                           r"(自|于|从)\s*$")
+_DATE_OF_SIGNING = re.compile(r"date\s+(of|on which)\s+(this agreement is |the last |it is )?(signed|signature|executed|execution)"
+                              r"|date first (written|set forth) above|date of this agreement|签字|签署之日|盖章之日")
+
+
+def _head_sentences(sents: list[Sentence]) -> list[Sentence]:
+    """The preamble and the first two clauses: where an agreement says when it was made."""
+    return [s for s in sents if s.passage.position <= 2][:40]
+
+
+def agreement_date(sents: list[Sentence]) -> Term | None:
+    head = _head_sentences(sents)
+    for s in head:
+        dates = find_dates(s.text)
+        if dates and _DATED.search(s.plain):
+            return _date_term(s, "agreement_date", dates[0], 0.9)
+    for s in head:
+        if dates := find_dates(s.text):
+            return _date_term(s, "agreement_date", dates[0], 0.55)
+    last = max((s.passage.position for s in sents), default=0)
+    for s in sents:   # the signature block: "Date: March 3, 2020"
+        if s.passage.position >= last - 1 and re.search(r"\bdated?\s*:|日期\s*[:：]", s.plain) and (dates := find_dates(s.text)):
+            return _date_term(s, "agreement_date", dates[0], 0.55)
+    return None
+
+
+def _date_term(s: Sentence, field_: str, found: Found, confidence: float, derived: str | None = None) -> Term:
+    value: PartialDate = found.value
+    full = value.as_date()
+    return s.term(field_, value.iso(), confidence, (found.start, found.end),
+                  date=full.isoformat() if full else None, derived=derived)
+
+
+def effective_date(sents: list[Sentence], agreed: Term | None) -> Term | None:
+    for s in sents[:400]:
+        if not (_EFFECTIVE_NAMED.search(s.plain) or "effective" in s.plain or "生效" in s.plain):
+            continue
+        for d in find_dates(s.text):
+            before = to_simplified(s.text[max(0, d.start - 40):d.start]).lower()
+            after = to_simplified(s.text[d.end:d.end + 60]).lower()
+            if _EFFECTIVE_AT.search(before) or _EFFECTIVE_NAMED.search(after) or "生效" in after[:12]:
+                return _date_term(s, "effective_date", d, 0.9)
+        if _EFFECTIVE_NAMED.search(s.plain) and _DATE_OF_SIGNING.search(s.plain) and agreed:
+            return Term("effective_date", agreed.value, s.passage.position, s.start, s.end, s.text[:300], 0.7,
+                        date=agreed.date, derived="the date the agreement was signed")
+    for s in term_sentences(sents):   # "the term shall commence on January 1, 2000"
+        for d in find_dates(s.text):
+            if re.search(r"(commenc\w*|begin\w*|start\w*|from|自|从)\s+(on|as of|from|with)?\s*(the\s+)?$|[自从]\s*$",
+                         to_simplified(s.text[max(0, d.start - 30):d.start]).lower()):
+                return _date_term(s, "effective_date", d, 0.8)
+    if agreed:
+        return Term("effective_date", agreed.value, agreed.position, agreed.start, agreed.end, agreed.quote,
+                    min(agreed.confidence, 0.55), date=agreed.date, derived="no separate effective date: the agreement date")
+    return None
+
+
+# ---------------------------------------------------------------------------------------- the term
+
+# how a sentence says how long the agreement runs: the agreement or its term as the subject of a running verb,
+# or the term defined; `_TERM_TITLE` a clause headed so
+_RUNS = re.compile(r"\b(this|the)\s+(\w+\s+){0,2}(agreement|contract)\b[^.;]{0,60}\b(shall|will|is to|to)\s+(\w+\s+){0,2}"
+                   r"(commence|begin|start|continue|remain|be effective|become effective|be in (full )?(force|effect)|expire|"
+                   r"terminate|end|run|last|conclude|be for|have a term)\b|"
+                   r"\b(initial|original|agreement|contract)\s+term\b|\bterm of (this|the) (\w+\s+){0,2}(agreement|contract)\b|"
+                   r"[\"“]term[\"”]\s+(shall\s+)?means?|\bthe term\b[^.;]{0,40}\b(shall|will|is)\b|"
+                   r"(本|该)?(合同|协议)(的)?(有效期|期限)|(有效期|期限|合作期|服务期)(为|自|是|：|:)|自.{2,24}起.{0,24}(至|到).{2,24}(止|为止)")
+_TERM_TITLE = re.compile(r"\bterm\b|duration|period of agreement|effective period|期限|有效期|合同期")
+_RUN_END = re.compile(r"until|through|expir|\bend|terminat|conclud|anniversary|period|\byears?\b|\bmonths?\b|perpetu|"
+                      r"indefinite|止|届满|年|月")
+# what only runs alongside the term: obligations "during the Term and for three years thereafter"
+_NOT_AGREEMENT_TERM = re.compile(r"warrant|licen[cs]e term|confidential|non-?compet|payment term|insurance|records|"
+                                 r"during the (term|period)|throughout the term|for the term of|"
+                                 r"(thereafter|after (the )?(expiration|termination|expiry)\b)(?!.{0,40}\b(renew|extend))|"
+                                 r"保修|质保|保密|期满后|终止后")
+_END_AT = re.compile(r"(until|through|expir\w*|end\w*|terminat\w*|conclud\w*)\s+(on|at|upon)?\s*(and including\s+)?(the\s+)?$|"
+                     r"(至|到|截至|止于)\s*$|-\s*$|to\s+$")
+_UNTIL_TERMINATED = re.compile(r"until (it is |this agreement is |so )?terminated|indefinite|perpetu|no fixed (term|end)|"
+                               r"until terminated by|长期有效|无固定期限|直至.{0,8}(解除|终止)")
+_ANNIVERSARY = re.compile(r"\b(first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|\d+(?:st|nd|rd|th))"
+                          r"\s+anniversary", re.I)
+_ORDINALS = {w: i for i, w in enumerate(["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth",
+                                         "ninth", "tenth"], 1)}
+_FROM_START = re.compile(r"^\W*(commencing|beginning|starting|from|after|following|of|thereafter)|^\s*(自|从|起)")
+
+
+def term_sentences(sents: list[Sentence]) -> list[Sentence]:
+    """Sentences that state how long the agreement runs, those in a clause titled Term first."""
+    def titled(s):
+        return bool(_TERM_TITLE.search(to_simplified(s.passage.title).lower())) \
+            and not re.search(r"terminat|终止|解除", s.passage.title.lower())
+    found = [s for s in sents if _RUN_END.search(s.plain) and not _NOT_AGREEMENT_TERM.search(s.plain)
+             and not _renewal_first(s) and (_RUNS.search(s.plain) or titled(s) and re.search(r"\bagreement\b|\bterm\b|合同|协议", s.plain))]
+    return sorted(found, key=lambda s: (not titled(s), s.passage.position, s.start))
+
+
+def _renewal_first(s: Sentence) -> bool:
+    """A sentence about renewal only ("thereafter renews for successive one-year terms")."""
+    return bool(re.match(r"\s*(thereafter|upon (the )?expiration|at the end of)", s.plain)) and "renew" in s.plain
+
+
+def expiration(sents: list[Sentence], effective: Term | None) -> tuple[Term | None, Term | None]:
+    """(expiration_date, initial_term)."""
+    for s in term_sentences(sents):
+        dates = find_dates(s.text)
+        for d in dates:
+            before = to_simplified(s.text[max(0, d.start - 30):d.start]).lower()
+            if _END_AT.search(before):
+                start = next((x for x in dates if x.start < d.start), None)
+                term = _duration_between(s, start, d)
+                return _date_term(s, "expiration_date", d, 0.9), term
+        initial = _initial_duration(s)
+        if initial:
+            duration_found, confidence = initial
+            start_found = next((d for d in dates), None)
+            start = start_found.value.as_date() if start_found else (
+                PartialDate.from_iso(effective.value).as_date() if effective and effective.date else None)
+            term = s.term("initial_term", duration_found.value.text(), confidence,
+                          (duration_found.start, duration_found.end), days=duration_found.value.days)
+            if start:
+                end = duration_found.value.add_to(start)
+                how = f"{duration_found.value.text()} from " + (start_found.text if start_found else "the effective date")
+                exp = s.term("expiration_date", end.isoformat(), confidence - 0.1, None, date=end.isoformat(), derived=how)
+                return exp, term
+            return None, term
+        if _UNTIL_TERMINATED.search(s.plain) and not find_durations(s.text):
+            return s.term("expiration_date", PERPETUAL, 0.7), None
+    return None, None
+
+
+def _duration_between(s: Sentence, start: Found | None, end: Found) -> Term | None:
+    if not start or not start.value.as_date() or not end.value.as_date():
+        return None
+    days = (end.value.as_date() - start.value.as_date()).days
+    if days <= 0:
+        return None
+    months = round(days / 30.44)
+    text = f"{months // 12} years" if months % 12 == 0 and months >= 12 else f"{months} months"
+    if months // 12 == 1 and months % 12 == 0:
+        text = "1 year"
+    return s.term("initial_term", text, 0.7, (start.start, end.end), days=days, derived="between the two dates")
+
+
+def _initial_duration(s: Sentence) -> tuple[Found, float] | None:
+    """The initial term's length in a term sentence: "for a period of three (3) years", "期限为三年",
+    "until the fifth anniversary of the Effective Date"."""
+    m = _ANNIVERSARY.search(s.text)
+    if m:
+        word = m.group(1).lower()
+        n = _ORDINALS.get(word) or int(re.match(r"\d+", word).group(0))
+        return Found(Duration(n, "year"), m.start(), m.end(), m.group(0)), 0.85
+    for d in find_durations(s.text):
+        after = s.plain[d.end:d.end + 40]
+        before = s.plain[max(0, d.start - 50):d.start]
+        if re.match(r"\s*(prior|before|notice|in advance|written notice|前|以前)", after) or \
+                re.search(r"(notice|提前|within|in advance)\W*$", before):
+            continue
+        if re.search(r"renew|extend|续", before[-25:]):
+            continue
+        if re.search(r"(term|period|duration|continue|for|of|effect|ending|end|expiring|期限|有效期|为|期)\W*(a|an|the|initial)?\W*$",
+                     before) or _FROM_START.match(after):
+            return d, 0.85
+    return None
+
+
+# ---------------------------------------------------------------------------------------- renewal
+
+_RENEW = re.compile(r"renew|extend|extension|successive|续|顺延|延期")
+_AUTO = re.compile(r"automatic|shall (be )?(renew|extend)|will (be )?(renew|extend)|(renew|extend)s? (itself|for)|"
+                   r"successive|unless (either|one|a|the other) party|unless .{0,60}notice|自动|除非.{0,40}(通知|书面)")
+_NOT_AUTO = re.compile(r"may be (renewed|extended)|by mutual|mutually agree|upon (the )?(mutual |written )?agreement of|"
+                       r"by (written )?agreement of the parties|subject to (the )?(mutual )?agreement|renegotiat|"
+                       r"协商一致|另行签订|重新签订|协商续|经双方同意")
+_PRIOR = re.compile(r"\s*(\(\d+\)\s*)?(prior|before|in advance|preceding|ahead|前|之前|以前)")
+
+
+_PERIODIC = re.compile(r"\b(annual|yearly|year[- ]to[- ]year|month[- ]to[- ]month|monthly)\b|逐年|每年")
+
+
+def _renewal_order(sents: list[Sentence]) -> list[tuple[Sentence, Sentence | None]]:
+    """Sentences about renewing, each with the next sentence of its clause (which often carries the
+    notice: "Such notice must be given ninety (90) days prior ..."); those about the agreement or its
+    term, and those in a clause headed Term, first."""
+    found = []
+    for i, s in enumerate(sents):
+        if not _RENEW.search(s.plain) or re.search(r"licen[cs]e|warrant|保修", s.plain) and "agreement" not in s.plain:
+            continue
+        nxt = sents[i + 1] if i + 1 < len(sents) and sents[i + 1].passage is s.passage else None
+        about = bool(re.search(r"\bagreement\b|\bterm\b|合同|协议", s.plain))
+        titled = bool(_TERM_TITLE.search(to_simplified(s.passage.title).lower()))
+        found.append((not about, not titled, s.passage.position, s.start, s, nxt))
+    return [(s, nxt) for *_, s, nxt in sorted(found, key=lambda f: f[:4])]
+
+
+def renewal(sents: list[Sentence]) -> list[Term]:
+    """auto_renewal, renewal_term and renewal_notice from the sentences about renewing."""
+    out: dict[str, Term] = {}
+    for s, nxt in _renewal_order(sents):
+        if "auto_renewal" not in out:
+            if _AUTO.search(s.plain) and not _NOT_AUTO.search(s.plain):
+                out["auto_renewal"] = s.term("auto_renewal", "yes", 0.85, flag=True)
+            elif _NOT_AUTO.search(s.plain):
+                out["auto_renewal"] = s.term("auto_renewal", "no", 0.75, flag=False)
+        for part in (s, nxt) if nxt is not None and re.search(r"notice|notif|通知", nxt.plain) else (s,):
+            _renewal_periods(part, out)
+        if "renewal_term" not in out and (m := _PERIODIC.search(s.plain)):
+            unit = "month" if "month" in m.group(0) else "year"
+            out["renewal_term"] = s.term("renewal_term", Duration(1, unit).text(), 0.7, (m.start(), m.end()),
+                                         days=Duration(1, unit).days)
+        if "auto_renewal" in out and "renewal_notice" in out and "renewal_term" in out:
+            break
+    if out.get("auto_renewal") and not out["auto_renewal"].flag:
+        out.pop("renewal_notice", None)
+    return list(out.values())
+
+
+def _renewal_periods(s: Sentence, out: dict[str, Term]) -> None:
+    """The notice period (a duration before the end, or of notice) and the renewal period in `s`."""
+    for d in find_durations(s.text):
+        after = s.plain[d.end:d.end + 40]
+        before = s.plain[max(0, d.start - 40):d.start]
+        prior = _PRIOR.match(after) or re.search(r"(at least|not less than|no less than|no later than|提前)\W*$", before) \
+            or re.match(r"[\s'’]*s?\s*(\(\d+\)\s*)?(prior\s+|advance\s+)?(written\s+)?(notice|notification)", after)
+        if prior and re.search(r"notice|notif|通知|告知", s.plain):
+            if "renewal_notice" not in out:
+                out["renewal_notice"] = s.term("renewal_notice", d.value.text(), 0.85, (d.start, d.end), days=d.value.days)
+        elif not prior and "renewal_term" not in out and re.search(
+                r"renew|extend|extension|successive|additional|further|续|顺延", before + s.plain[d.end:d.end + 30]):
+            out["renewal_term"] = s.term("renewal_term", d.value.text(), 0.8, (d.start, d.end), days=d.value.days)
+
+
+# ---------------------------------------------------------------------------------------- convenience
+
+_CONVENIENCE = re.compile(r"for convenience|for any reason|for no reason|without cause|with or without cause|"
+                          r"at any time|in its (sole )?discretion|without (giving |stating )?(any )?reason|"
+                          r"随时|无需(任何)?理由|无理由|任何理由|无须说明理由")
+_ENDS = re.compile(r"terminat|cancel|end this|解除|终止")
+
+
+def convenience_notice(sents: list[Sentence]) -> Term | None:
+    for s in sents:
+        if not (_CONVENIENCE.search(s.plain) and _ENDS.search(s.plain)) or re.search(r"renew|续", s.plain):
+            continue
+        for d in find_durations(s.text):
+            after = s.plain[d.end:d.end + 40]
+            before = s.plain[max(0, d.start - 40):d.start]
+            if re.match(r"[\s'’]*(s'|’s|'s)?\s*(\(\d+\)\s*)?(prior |advance |written )*(written )?(notice|notif|prior|in advance|前)",
+                        after) or re.search(r"(提前|upon|with|giving|by giving|on)\W*(at least|not less than)?\W*$", before):
+                return s.term("convenience_notice", d.value.text(), 0.85, (d.start, d.end), days=d.value.days)
+        if re.search(r"immediately|with immediate effect|立即", s.plain):
+            return s.term("convenience_notice", "0 days", 0.65, days=0)
+    return None
+
+
+# ---------------------------------------------------------------------------------------- law
+
+_LAW_OF = re.compile(r"\blaws?\s+(?:in\s+force\s+)?(?:of|in)\s+(?:the\s+)?(?P<j>[^.;:()\n\[*]{2,80})", re.I)
+_LAW_NAMED = re.compile(r"(?:governed\s+by|accordance\s+with|under|subject\s+to|according\s+to)\s+(?:the\s+)?"
+                        r"(?:substantive\s+|internal\s+)?(?P<j>[A-Z][\w.]*(?:\s+[A-Z][\w.]*){0,3})\s+(?:substantive\s+)?(?i:laws?)\b")
+_LAW_CUE = re.compile(r"govern|constru|interpret|subject to|with reference to|applicable law|适用|管辖")
+_ADJ_PLACE = {"english": "England and Wales", "german": "Germany", "french": "France", "swiss": "Switzerland",
+              "dutch": "Netherlands", "spanish": "Spain", "italian": "Italy", "irish": "Ireland", "scots": "Scotland",
+              "scottish": "Scotland", "swedish": "Sweden", "danish": "Denmark", "austrian": "Austria",
+              "belgian": "Belgium", "polish": "Poland", "chinese": "People's Republic of China",
+              "prc": "People's Republic of China", "japanese": "Japan", "indian": "India", "norwegian": "Norway",
+              "finnish": "Finland", "portuguese": "Portugal", "canadian": "Canada", "australian": "Australia"}
+_LAW_ZH = re.compile(r"(?:适用|受|依据|依照|按照|根据|遵守)(?P<j>[^，。；,、（(]{1,16}?)(?:的)?(?:法律|法规)")
+_ZH_PLACES = {"中华人民共和国": "People's Republic of China", "中国": "People's Republic of China",
+              "香港特别行政区": "Hong Kong", "香港": "Hong Kong", "新加坡": "Singapore", "德国": "Germany",
+              "英格兰和威尔士": "England and Wales", "英格兰": "England and Wales", "英国": "England and Wales",
+              "日本": "Japan", "法国": "France", "瑞士": "Switzerland", "美国纽约州": "New York", "纽约州": "New York",
+              "西班牙": "Spain", "荷兰": "Netherlands", "澳门": "Macau", "台湾": "Taiwan"}
+
+
+def governing_law(sents: list[Sentence]) -> Term | None:
+    governs = [s for s in sents if re.search(r"govern|适用|管辖", s.plain + s.passage.title.lower())]
+    for s in governs + [s for s in sents if s not in governs]:
+        if not re.search(r"\blaws?\b|法律", s.plain) or not _LAW_CUE.search(s.plain):
+            continue
+        for rx in (_LAW_OF, _LAW_NAMED):
+            m = rx.search(s.text)
+            place = _clean_place(m.group("j")) if m else None
+            if place:
+                confidence = 0.9 if re.search(r"govern|constru|interpret", s.plain) else 0.65
+                return s.term("governing_law", place, confidence, (m.start(), m.end()))
+        zh = to_simplified(s.text)
+        for m in _LAW_ZH.finditer(zh):
+            place = next((v for k, v in _ZH_PLACES.items() if k in m.group("j")), None)
+            if place:
+                return s.term("governing_law", place, 0.9, (m.start(), m.end()))
+    return None
+
+
+def _clean_place(raw: str) -> str | None:
+    place = re.split(r",?\s+(?:without|excluding|exclusive|notwithstanding|including|other than|except|and the|and all|"
+                     r"applicable|as (?:applied|such)|that|which|in effect|regardless|irrespective|with|in the|shall|"
+                     r"and any|and venue|and (?:its|their)|u\.s\.a|usa|united states)\b|,", raw, maxsplit=1, flags=re.I)[0]
+    place = re.sub(r"\s+", " ", place).strip(" ,\"'“”")
+    if place.isupper() and len(place) > 3:
+        place = place.title()
+    if _ADJ_PLACE.get(place.lower()):
+        return _ADJ_PLACE[place.lower()]
+    place = re.sub(r"^(?:the\s+)?(?:State|Commonwealth|Province|Kingdom|Federal Republic|Republic)\s+of\s+(?:the\s+)?", "",
+                   place, flags=re.I)
+    place = re.sub(r"^the\s+", "", place, flags=re.I).strip()
+    if place.lower() in ("prc", "people's republic of china", "p.r.c", "p.r.c."):
+        return "People's Republic of China"
+    if not place or len(place) > 50 or not place[0].isupper() or \
+            re.search(r"\b(this|such|any|all|agreement|party|parties|jurisdiction|country|place|relevant|applicable|territory|local|"
+                      r"respective|other|its|their|which|where)\b", place, re.I):
+        return None
+    return place
+
+
+# ---------------------------------------------------------------------------------------- liability cap
+
+_LIABILITY = re.compile(r"liabilit|liable|赔偿责任|责任总额|赔偿总额|累计赔偿|责任上限|赔偿金额")
+_LIMITED = re.compile(r"exceed|limited to|not be more than|not more than|cap\b|capped|maximum|in no event|"
+                      r"不超过|不得超过|以.{0,30}为限|上限|最高")
+_FEES = re.compile(r"fees|charges|amounts? (paid|payable)|sums? paid|price|consideration|compensation|"
+                   r"费用|服务费|价款|合同总价|合同金额|合同总额|款项")
+_UNCAPPED = re.compile(r"unlimited liability|liability (shall be |is )?unlimited|no (limit|cap)\w* (on|to) (its |the )?liabilit|"
+                       r"not (be )?(limited|capped)|责任不设上限|无限责任|不受限制")
+_TIMES = re.compile(r"(?P<n>\d+(?:\.\d+)?|one|two|three|four|five|ten|一|两|二|三|五|十)\s*(?:\(\d+\)\s*)?(?:times|x\b|倍)|"
+                    r"(?P<pct>\d{2,3})\s*%\s*of\s+(the\s+)?(total|annual|aggregate|fees|amounts|contract|charges)|"
+                    r"(合同总价|合同总额|合同金额|年度费用|费用总额)的?\s*(?P<zpct>\d{2,3})\s*%")
+_WORD_N = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "ten": 10, "一": 1, "两": 2, "二": 2, "三": 3, "五": 5, "十": 10}
+
+
+def liability_cap(sents: list[Sentence]) -> Term | None:
+    for s in sents:
+        if not _LIABILITY.search(s.plain):
+            continue
+        if not _LIMITED.search(s.plain):
+            if re.search(r"aggregate|total|entire|全部|总", s.plain) and _UNCAPPED.search(s.plain):
+                return s.term("liability_cap", "uncapped", 0.6, unit="uncapped")
+            continue
+        cap = _cap_in(s)
+        if cap:
+            return cap
+    return None
+
+
+def _cap_in(s: Sentence) -> Term | None:
+    strong = 0.85 if re.search(r"aggregate|total|cumulative|entire|in no event|总额|累计|全部", s.plain) else 0.7
+    if _FEES.search(s.plain):
+        for d in find_durations(s.text):
+            if d.value.unit in ("month", "year") and re.search(
+                    r"(preceding|prior|previous|last|during|in|within|over|for|first|前)\W*(the\s+)?(\w+\s+)?$|^\W*(preceding|prior|before|immediately)",
+                    s.plain[max(0, d.start - 30):d.start] + "|" + s.plain[d.end:d.end + 20]):
+                months = round(d.value.months)
+                return s.term("liability_cap", f"{months} months of fees", strong, (d.start, d.end),
+                              number=float(months), unit="months_of_fees")
+        m = _TIMES.search(s.plain)
+        if m:
+            n = m.group("n")
+            mult = float(_WORD_N.get(n, n)) if n else int(m.group("pct") or m.group("zpct")) / 100
+            return s.term("liability_cap", f"{mult:g}x fees", strong, (m.start(), m.end()), number=mult,
+                          unit="multiple_of_fees")
+    amounts = find_amounts(s.text)
+    if amounts:
+        a = amounts[0]
+        value, currency = a.value
+        return s.term("liability_cap", f"amount {currency} {value:.0f}", strong, (a.start, a.end), number=value,
+                      unit=currency)
+    if _FEES.search(s.plain) and re.search(r"(total|aggregate|all)?\s*(fees|amounts|charges|price)\s+(actually\s+)?"
+                                           r"(paid|payable|received)|合同总价|合同总额|合同金额|已支付", s.plain):
+        return s.term("liability_cap", "1x fees", strong - 0.1, number=1.0, unit="multiple_of_fees")
+    return None
+
+
+# ---------------------------------------------------------------------------------------- service levels
+
+_UPTIME = re.compile(r"availab|uptime|up-time|service level|可用性|可用率|可用|正常运行")
+
+
+def uptime(sents: list[Sentence]) -> Term | None:
+    for s in sents:
+        if not (_UPTIME.search(s.plain) or _UPTIME.search(to_simplified(s.passage.title).lower())):
+            continue
+        for p in find_percentages(s.text):
+            if 90 <= p.value < 100 and not re.match(r"\s*(of the|of all|of monthly|credit|of the monthly)", s.plain[p.end:p.end + 20]):
+                return s.term("uptime", f"{p.value:g}", 0.9 if _UPTIME.search(s.plain) else 0.7, (p.start, p.end),
+                              number=p.value)
+    return None
+
+
+_PAY = re.compile(r"invoice|payment|payable|\bpay\b|\bpaid\b|发票|付款|支付|结算")
+_NET = re.compile(r"\bnet\s*(\d{1,3})\b", re.I)
+
+
+def payment_days(sents: list[Sentence]) -> Term | None:
+    for s in sents:
+        if not _PAY.search(s.plain):
+            continue
+        m = _NET.search(s.text)
+        if m and "invoice" in s.plain or m and "payment" in s.plain:
+            return s.term("payment_days", m.group(1), 0.85, (m.start(), m.end()), number=float(m.group(1)), days=int(m.group(1)))
+        for d in find_durations(s.text):
+            if d.value.unit not in ("day", "business day") or d.value.amount > 180:
+                continue
+            before = s.plain[max(0, d.start - 25):d.start]
+            after = s.plain[d.end:d.end + 60]
+            if re.search(r"(within|in|after|后|内|起)\W*$", before) and re.search(
+                    r"^\W*(of|after|from|following|following the|内|以内)?\W*(the\s+|its\s+|a\s+)?(date|receipt|issu|submission|"
+                    r"invoice|delivery|end of|内|支付|付清|付款)", after) or re.search(r"发票.{0,12}$", before):
+                n = int(d.value.amount)
+                return s.term("payment_days", str(n), 0.8, (d.start, d.end), number=float(n), days=d.value.days)
+    return None
+
+
+# ---------------------------------------------------------------------------------------- all fields
+
+def extract_terms(passages: list[Passage]) -> list[Term]:
+    """Every field an agreement states, at most one value per field, in FIELDS order."""
+    sents = sentences(passages)
+    agreed = agreement_date(sents)
+    effective = effective_date(sents, agreed)
+    expires, initial = expiration(sents, effective)
+    found = [agreed, effective, expires, initial, *renewal(sents), convenience_notice(sents), governing_law(sents),
+             liability_cap(sents), uptime(sents), payment_days(sents)]
+    by_field = {t.field: t for t in found if t is not None}
+    return [by_field[f] for f in FIELDS if f in by_field]
+
+
+def passages_of(preamble: str, clauses) -> list[Passage]:
+    """The passages of a split agreement: its preamble (0) and each clause (`ClauseDraft`s)."""
+    out = [Passage(0, "", preamble)] if preamble and preamble.strip() else []
+    return out + [Passage(c.position, c.title or "", c.text) for c in clauses]
