@@ -31,6 +31,12 @@ COUNT = rf"(?:(?:{NUMBER_WORD}(?:\s+hundred(?:\s+and)?(?:\s+{NUMBER_WORD})?)?)\s
 UNIT = r"(?:business\s+days?|working\s+days?|calendar\s+days?|days?|weeks?|months?|years?|" \
        r"个?工作日|个?自然日|日历日|天|日|周|星期|个月|月|年)"
 
+# The fields of an agreement's terms, in the order they are shown (core/ingest/terms.py reads them)
+TERM_FIELDS = ("agreement_date", "effective_date", "expiration_date", "initial_term", "auto_renewal", "renewal_term",
+               "renewal_notice", "convenience_notice", "governing_law", "liability_cap", "uptime", "payment_days")
+DURATION_FIELDS = ("initial_term", "renewal_term", "renewal_notice", "convenience_notice")
+TERM_REVIEW_CONFIDENCE = 0.6   # a value read with less goes to the review queue
+
 _DAY_UNITS = {"day": 1, "week": 7, "month": 30, "year": 365}
 
 
@@ -271,3 +277,13 @@ def find_amounts(text: str) -> list[Found]:
         value = float(re.sub(r"[,\s']", "", num)) * _SCALES.get(scale, 1)
         out.append(Found((value, CURRENCY_WORDS.get(cur, cur.upper())), m.start(), m.end(), m.group(0)))
     return out
+
+
+_PLACE_NOISE = re.compile(r"\b(the|state|commonwealth|province|laws?|of|federal|republic)\b", re.I)
+
+
+def place_key(value: str) -> str:
+    """A jurisdiction compared by its first place name: "the State of New York" = "New York, USA",
+    "Province of Ontario, Canada" = "Ontario"."""
+    first = re.split(r"[,;]| and ", value or "")[0]
+    return re.sub(r"\s+", " ", _PLACE_NOISE.sub(" ", first)).strip().lower()

@@ -24,7 +24,7 @@ from core.errors import ClauseGraphError
 from core.ingest.reading import read_corpus, split_file
 from core.ingest.terms import FIELDS, Term, extract_terms, passages_of
 from core.jsonl import read_jsonl
-from core.term_values import find_durations
+from core.term_values import find_durations, place_key
 
 CUAD_COLUMNS = {"Agreement Date": "agreement_date", "Effective Date": "effective_date",
                 "Expiration Date": "expiration_date", "Renewal Term": "renewal_term",
@@ -60,12 +60,8 @@ def _duration_key(value: str) -> tuple | None:
     return (d.unit, d.amount) if d.unit != "week" else ("day", d.amount * 7)
 
 
-_PLACE_NOISE = re.compile(r"\b(the|state|commonwealth|province|laws?|of|federal|republic)\b", re.I)
-
-
 def _place_key(value: str) -> str:
-    first = re.split(r"[,;]| and ", value)[0]
-    return re.sub(r"\s+", " ", _PLACE_NOISE.sub(" ", first)).strip().lower()
+    return place_key(value)
 
 
 def _cap_key(value: str) -> tuple | None:

@@ -22,20 +22,24 @@ from typing import Callable
 
 import numpy as np
 
+from core import term_values
 from core.config import settings
 from core.embeddings import get_embedder
 from core.graph import vocabulary
 from core.graph.db import Database, get_database
 from core.graph.queries import admin as qa
 from core.graph.queries import ingest as q
+from core.graph.queries import terms as qt
 from core.graph.schema import ensure_schema
 from core.ingest import classifier as classifier_module
 from core.ingest import cleaning, headings, provisions, splitter
 from core.ingest import drafts as draft_types
+from core.ingest import terms as terms_module
 from core.ingest import typing as typing_module
 from core.ingest.classifier import REVIEW_THRESHOLD
 from core.ingest.typing import ClauseTyper, ClauseTypes, TypeLabel, get_clause_typer
 from core.ingest.drafts import ClauseDraft, SplitResult
+from core.ingest.terms import FIELDS as TERM_FIELDS, Term, extract_terms, passages_of
 from core.ingest.reading import AgreementRow, Corpus, read_corpus
 from core.taxonomy import load_taxonomy, type_names, typing_text
 
@@ -160,6 +164,8 @@ class PendingAgreement:
     sla_vector: np.ndarray | None = None
     classifications: list[ClauseTypes] = field(default_factory=list)  # classify stage: one per draft
     typings: list[ClauseTypes] = field(default_factory=list)          # resolve stage: one per draft
+    terms: list[Term] = field(default_factory=list)                  # terms stage: one per field stated
+    manual_terms: dict[str, dict] = field(default_factory=dict)      # reviewers' values by field (kept)
 
     @property
     def sla_id(self) -> str:
@@ -200,6 +206,7 @@ def ingest_corpus(root: Path | str, db: Database | None = None, reset: bool = Fa
     vectors = _embed(pending, embedder, report, progress)
     _classify(pending, typer, vectors, report, embedder)
     _resolve_types(db, pending)
+    _extract_terms(db, pending, report)
 
     t0 = time.perf_counter()
     written = _write(db, pending, progress)
@@ -368,6 +375,40 @@ def _resolve_types(db: Database, pending: list[PendingAgreement]) -> None:
             p.report.low_confidence += int(typing.needs_review)
 
 
+def _extract_terms(db: Database, pending: list[PendingAgreement], report: IngestReport) -> None:
+    """Each agreement's terms (dates, renewal, notice periods, law, cap, uptime, payment days), read
+    from its preamble and clauses; a reviewer's value of a field survives the re-ingest."""
+    t0 = time.perf_counter()
+    replaced_ids = [p.sla_id for p in pending if p.previous]
+    manual: dict[str, dict[str, dict]] = {}
+    if replaced_ids:
+        for r in db.read(qt.MANUAL_TERMS_OF_AGREEMENTS, {"ids": replaced_ids}):
+            manual.setdefault(r["sla_id"], {})[r["field"]] = dict(r["props"])
+    for p in pending:
+        p.terms = extract_terms(passages_of(p.split.preamble, p.drafts))
+        p.manual_terms = manual.get(p.sla_id, {})
+    report.timings_s["terms"] = time.perf_counter() - t0
+
+
+def term_rows(sla_id: str, terms: list[Term], manual: dict[str, dict] | None = None) -> list[dict]:
+    """Term nodes to write: the extracted values, a reviewer's value in place of its field's."""
+    manual = manual or {}
+    rows = []
+    for t in terms:
+        if t.field in manual:
+            continue
+        props = {k: v for k, v in t.to_dict().items() if k not in ("date", "start", "end", "position")}
+        clause_id = f"{sla_id}#{t.position}" if t.position else None
+        props.update(sla_id=sla_id, id=f"{sla_id}/{t.field}", method="rule", needs_review=t.needs_review,
+                     evidence_start=t.start, evidence_end=t.end, clause_id=clause_id, order=TERM_FIELDS.index(t.field))
+        rows.append({"sla_id": sla_id, "clause_id": clause_id, "date": t.date, "props": props})
+    for field_, props in manual.items():
+        props = dict(props)
+        date_ = str(props.pop("date")) if props.get("date") is not None else None
+        rows.append({"sla_id": sla_id, "clause_id": props.get("clause_id"), "date": date_, "props": props})
+    return rows
+
+
 def _write(db: Database, pending: list[PendingAgreement], progress: Progress) -> int:
     """Whole agreements, about CLAUSES_PER_TRANSACTION clauses per transaction; returns clauses written."""
     total_clauses = sum(len(p.drafts) for p in pending)
@@ -446,7 +487,8 @@ def _sla_row(p: PendingAgreement) -> dict:
 
 
 # Sources whose change alters how contracts are split, cleaned or typed.
-_VERSIONED_MODULES = (classifier_module, provisions, typing_module, splitter, headings, draft_types, cleaning)
+_VERSIONED_MODULES = (classifier_module, provisions, typing_module, splitter, headings, draft_types, cleaning,
+                      terms_module, term_values)
 
 
 def _pipeline_version(typer: ClauseTyper) -> str:
@@ -545,13 +587,16 @@ def _write_agreements(db: Database, batch: list[PendingAgreement]) -> int:
             edges, reviews = type_edge_rows(row["id"], typing)
             of_type += edges
             may_be += reviews
+    terms = [row for p in batch for row in term_rows(p.sla_id, p.terms, p.manual_terms)]
     db.write_many([
+        (qt.DELETE_TERMS_OF_AGREEMENTS, {"ids": [p.sla_id for p in batch]}),
         (q.DELETE_CLAUSES_OF_AGREEMENTS, {"ids": [p.sla_id for p in batch]}),
         (q.UPSERT_AGREEMENTS, {"rows": [_sla_row(p) for p in batch]}),
         (q.CREATE_CLAUSES, {"rows": clauses}),
         (q.CREATE_OF_TYPE, {"rows": of_type}),
         (q.CREATE_MAY_BE, {"rows": may_be}),
         (q.CREATE_NEXT, {"rows": nexts}),
+        (qt.CREATE_TERMS, {"rows": terms}),
     ])
     return len(clauses)
 

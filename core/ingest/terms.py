@@ -12,18 +12,17 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass, field
 
-from core.term_values import (Duration, Found, PartialDate, find_amounts, find_dates, find_durations,
+from core.term_values import (TERM_FIELDS, TERM_REVIEW_CONFIDENCE, Duration, Found, PartialDate, find_amounts, find_dates, find_durations,
                               find_percentages)
 from core.zh_script import to_simplified
 
-FIELDS = ("agreement_date", "effective_date", "expiration_date", "initial_term", "auto_renewal", "renewal_term",
-          "renewal_notice", "convenience_notice", "governing_law", "liability_cap", "uptime", "payment_days")
+FIELDS = TERM_FIELDS
 FIELD_LABELS = {"agreement_date": "Agreement date", "effective_date": "Effective date",
                 "expiration_date": "Expiration date", "initial_term": "Initial term", "auto_renewal": "Renews automatically",
                 "renewal_term": "Renewal term", "renewal_notice": "Notice to prevent renewal",
                 "convenience_notice": "Notice to terminate for convenience", "governing_law": "Governing law",
                 "liability_cap": "Liability cap", "uptime": "Uptime commitment", "payment_days": "Payment terms"}
-REVIEW_CONFIDENCE = 0.6
+REVIEW_CONFIDENCE = TERM_REVIEW_CONFIDENCE
 PERPETUAL = "perpetual"
 EXTRACTOR_VERSION = "1"
 
@@ -531,3 +530,64 @@ def passages_of(preamble: str, clauses) -> list[Passage]:
     """The passages of a split agreement: its preamble (0) and each clause (`ClauseDraft`s)."""
     out = [Passage(0, "", preamble)] if preamble and preamble.strip() else []
     return out + [Passage(c.position, c.title or "", c.text) for c in clauses]
+
+
+def term_from_value(field_: str, value: str) -> Term:
+    """A reviewer's value of a field, read and typed as the extractor types its own (raises
+    ValueError with what is expected): "2026-03-31", "perpetual", "90 days", "yes", "12 months of
+    fees", "amount EUR 500000", "uncapped", "99.9", "30"."""
+    if field_ not in FIELDS:
+        raise ValueError(f"unknown term field {field_!r}; choose one of {', '.join(FIELDS)}")
+    v = (value or "").strip()
+    if not v:
+        raise ValueError(f"{field_}: give a value")
+    typed: dict = {}
+    if field_.endswith("_date"):
+        if field_ == "expiration_date" and v.lower() in (PERPETUAL, "until terminated"):
+            v = PERPETUAL
+        else:
+            dates = find_dates(v)
+            if not dates or dates[0].value.month is None:
+                raise ValueError(f"{field_}: expected a date such as 2026-03-31, got {value!r}")
+            d = dates[0].value
+            v, typed["date"] = d.iso(), d.as_date().isoformat() if d.as_date() else None
+    elif field_ == "auto_renewal":
+        if v.lower() not in ("yes", "no", "true", "false"):
+            raise ValueError(f"{field_}: expected yes or no, got {value!r}")
+        typed["flag"] = v.lower() in ("yes", "true")
+        v = "yes" if typed["flag"] else "no"
+    elif field_ in ("initial_term", "renewal_term", "renewal_notice", "convenience_notice"):
+        found = find_durations(v)
+        if not found:
+            raise ValueError(f"{field_}: expected a duration such as 90 days or 1 year, got {value!r}")
+        v, typed["days"] = found[0].value.text(), found[0].value.days
+    elif field_ == "liability_cap":
+        v, typed = _cap_value(v)
+    elif field_ in ("uptime", "payment_days"):
+        try:
+            number = float(v.rstrip("%").strip())
+        except ValueError:
+            raise ValueError(f"{field_}: expected a number, got {value!r}") from None
+        v, typed["number"] = f"{number:g}", number
+        if field_ == "payment_days":
+            typed["days"] = int(number)
+    return Term(field_, v, 0, 0, 0, "", 1.0, **typed)
+
+
+def _cap_value(v: str) -> tuple[str, dict]:
+    low = v.lower()
+    if low == "uncapped":
+        return "uncapped", {"unit": "uncapped"}
+    if m := re.fullmatch(r"(\d+(?:\.\d+)?)\s*months? of fees", low):
+        return f"{float(m.group(1)):g} months of fees", {"number": float(m.group(1)), "unit": "months_of_fees"}
+    if m := re.fullmatch(r"(\d+(?:\.\d+)?)\s*x\s*(annual\s+)?fees", low):
+        return f"{float(m.group(1)):g}x fees", {"number": float(m.group(1)), "unit": "multiple_of_fees"}
+    amounts = find_amounts(v)
+    if m := re.fullmatch(r"(?:amount\s+)?([A-Za-z]{3})\s*([\d,.]+)", v.strip()):
+        number = float(m.group(2).replace(",", ""))
+        return f"amount {m.group(1).upper()} {number:.0f}", {"number": number, "unit": m.group(1).upper()}
+    if amounts:
+        number, currency = amounts[0].value
+        return f"amount {currency} {number:.0f}", {"number": number, "unit": currency}
+    raise ValueError("liability_cap: expected 'uncapped', '12 months of fees', '2x fees' or 'amount EUR 500000', "
+                     f"got {v!r}")

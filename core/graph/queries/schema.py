@@ -8,6 +8,7 @@ CONSTRAINTS = {
     "address_id": "CREATE CONSTRAINT address_id IF NOT EXISTS FOR (n:Address) REQUIRE n.id IS UNIQUE",
     "spendcategory_name": ("CREATE CONSTRAINT spendcategory_name IF NOT EXISTS FOR (n:SpendCategory) "
                            "REQUIRE n.name IS UNIQUE"),
+    "term_id": "CREATE CONSTRAINT term_id IF NOT EXISTS FOR (n:Term) REQUIRE n.id IS UNIQUE",
 }
 
 RANGE_INDEXES = {
@@ -17,6 +18,9 @@ RANGE_INDEXES = {
     "address_city": "CREATE INDEX address_city IF NOT EXISTS FOR (n:Address) ON (n.city)",
     "sla_governing_law": "CREATE INDEX sla_governing_law IF NOT EXISTS FOR (n:SLA) ON (n.governing_law)",
     "sla_effective_date": "CREATE INDEX sla_effective_date IF NOT EXISTS FOR (n:SLA) ON (n.effective_date)",
+    "term_field_date": "CREATE INDEX term_field_date IF NOT EXISTS FOR (n:Term) ON (n.field, n.date)",
+    "term_field_days": "CREATE INDEX term_field_days IF NOT EXISTS FOR (n:Term) ON (n.field, n.days)",
+    "term_field_number": "CREATE INDEX term_field_number IF NOT EXISTS FOR (n:Term) ON (n.field, n.number)",
 }
 
 
