@@ -56,6 +56,7 @@ class Intent(_StrEnum):
     NO_AGREEMENT = "no_agreement"
     RELAY = "relay"
     HYBRID = "hybrid"
+    TERMS = "terms"                  # agreements by what their terms say (expiry, notice, cap, payment days)
     TEXT2CYPHER = "text2cypher"
     UNKNOWN = "unknown"
 
@@ -66,7 +67,7 @@ COMPANY_INTENTS = frozenset({Intent.GAP, Intent.NO_AGREEMENT, Intent.COMPANIES, 
                              Intent.SUM_SPEND}) | SPEND_INTENTS
 # intents the attribute retriever answers; another intent forced onto attribute mode is mapped
 ATTRIBUTE_INTENTS = frozenset({Intent.GAP, Intent.PRESENCE, Intent.NO_AGREEMENT, Intent.COMPANIES, Intent.COUNT,
-                               Intent.SUM_SPEND, Intent.ATTRIBUTE_CLAUSES}) | SPEND_INTENTS
+                               Intent.SUM_SPEND, Intent.ATTRIBUTE_CLAUSES, Intent.TERMS}) | SPEND_INTENTS
 DOCUMENT_INTENTS = frozenset({Intent.DOCUMENT, Intent.DOCUMENT_TYPE, Intent.DOCUMENT_TOPIC, Intent.POSITION})
 SEARCH_INTENTS = frozenset({Intent.RELAY, Intent.HYBRID})
 
@@ -164,6 +165,7 @@ class PlanParams:
     spend_order: str | None = None    # "lowest": a ranking by spend starts from the smallest
     show_location: bool | None = None  # companies: with their addresses ("where is X based?")
     currency: str | None = None       # the base currency every spend figure is in (for answers)
+    terms: dict | None = None         # terms: the field asked about and its bounds (core.retrieval.term_questions)
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON shape of the dict this replaced: unset route-only fields are left out."""

@@ -391,6 +391,9 @@ def _compose(plan: Plan, rows: list[dict], evidence: list[Evidence]) -> str:
     if intent == Intent.GAP and p.count_unit == "agreements":
         return _agreement_gaps(plan, rows, evidence, tname, scope)
 
+    if intent == Intent.TERMS:
+        return _terms_answer(plan, rows, evidence, filt)
+
     if intent in {Intent.GAP, Intent.NO_AGREEMENT, Intent.COMPANIES}:
         items = []
         by_company = {}
@@ -407,6 +410,51 @@ def _compose(plan: Plan, rows: list[dict], evidence: list[Evidence]) -> str:
             _unlisted_named(plan, evidence, tname, lang)
 
     return _clause_answer(plan, rows, evidence, tname, scope)
+
+
+_TERM_WORDS = {"renewal_notice": ("notice to prevent renewal", "阻止续约的通知期"),
+               "liability_cap": ("liability cap", "责任上限"),
+               "convenience_notice": ("notice to terminate for convenience", "无因解除通知期"),
+               "initial_term": ("initial term", "初始期限"), "payment_days": ("payment terms", "付款期"),
+               "expiration_date": ("expiry", "到期日"), "auto_renewal": ("automatic renewal", "自动续约")}
+
+
+def _notice_deadline(r: dict) -> str | None:
+    """The last day to give notice: the expiry less the notice period to prevent renewal."""
+    from datetime import date, timedelta
+    exp, days = r.get("expiration_date"), r.get("renewal_notice_days")
+    if not exp or days is None or r.get("auto_renewal") is False:
+        return None
+    return (date.fromisoformat(exp) - timedelta(days=int(days))).isoformat()
+
+
+def _terms_answer(plan: Plan, rows: list[dict], evidence: list[Evidence], filt: str) -> str:
+    """Agreements by a term: each with its value as read from the contract, cited."""
+    terms = plan.params.terms or {}
+    field_ = terms.get("field", "")
+    en, zh = _TERM_WORDS.get(field_, (field_, field_))
+    said = ", ".join(terms.get("said") or [])
+    ref = {e.sla_id: e.ref for e in evidence}
+    items = []
+    for r in rows:
+        cite = f" [{ref[r['sla_id']]}]" if r.get("sla_id") in ref else ""
+        value = r.get("value") or ""
+        if r.get("derived"):
+            value += f" ({r['derived']})"
+        deadline = _notice_deadline(r) if field_ in ("renewal_notice", "expiration_date") else None
+        tail = (f"；最迟通知日 {deadline}" if plan.language == "zh" else f"; give notice by {deadline}") if deadline else ""
+        items.append(f"{r.get('company')} ({r.get('sla_id')}): {value}{tail}{cite}")
+    if plan.language == "zh":
+        cond = f"（{said}）" if said else ""
+        if not items:
+            return f"没有{filt}合同的{zh}符合条件{cond}（依据从合同文本读取的条款）。"
+        return f"{len(items)} 份{filt}合同的{zh}符合条件{cond}：" + "；".join(items) + "。"
+    cond = f" {said}" if said else ""
+    scope = f" of {filt}" if filt else ""
+    if not items:
+        return f"No agreements{scope} have a {en}{cond}, as read from the contract texts."
+    n = len(items)
+    return f"{n} agreement{'' if n == 1 else 's'}{scope} with a {en}{cond}: " + "; ".join(items) + "."
 
 
 def _clause_answer(plan: Plan, rows: list[dict], evidence: list[Evidence], tname: str, scope: str) -> str:

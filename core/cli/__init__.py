@@ -20,6 +20,7 @@ COMMAND_MODULES = [
     "core.cli.auth_cmd",
     "core.cli.log_cmd",
     "core.cli.train_cmd",
+    "core.cli.terms_cmd",
 ]
 
 

@@ -209,4 +209,38 @@ def _run_questions(args) -> int:
     return 0
 
 
-SUBCOMMANDS = [_add_acord, _add_cuad, _add_classify, _add_questions, _add_sentences, _add_routing, _add_reader]
+# -- terms ------------------------------------------------------------------------------
+
+def _add_terms(eval_sub) -> None:
+    p = eval_sub.add_parser("terms", help="extracted contract terms (dates, renewal, notice periods, law, cap, uptime, "
+                                          "payment days) against labelled values: accuracy and coverage per field")
+    p.add_argument("dir", help="a CUAD folder (labels.csv + contracts/), or a corpus folder with --gold")
+    p.add_argument("--gold", default=None, help="labels for a corpus folder (eval/terms/LABELS.md), e.g. "
+                                                "eval/terms/gold/iberia.jsonl")
+    p.add_argument("--misses", action="store_true", help="also list every value that does not match its label")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.set_defaults(func=_run_terms)
+
+
+def _run_terms(args) -> int:
+    from pathlib import Path
+
+    from core.errors import ClauseGraphError
+    from core.evaluation.terms import evaluate_corpus, evaluate_cuad, format_table
+
+    try:
+        if args.gold:
+            result = evaluate_corpus(args.dir, args.gold)
+        elif (Path(args.dir) / "labels.csv").is_file():
+            result = evaluate_cuad(args.dir)
+        else:
+            raise UserError(f"{args.dir}: no labels.csv (a CUAD folder); for a corpus folder give --gold FILE")
+    except ClauseGraphError as exc:
+        raise UserError(str(exc)) from exc
+    if not args.misses:
+        result.pop("misses", None)
+    return _show(args, result, format_table)
+
+
+SUBCOMMANDS = [_add_acord, _add_cuad, _add_classify, _add_questions, _add_sentences, _add_routing, _add_reader,
+               _add_terms]

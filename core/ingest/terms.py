@@ -322,7 +322,7 @@ def _renewal_periods(s: Sentence, out: dict[str, Term]) -> None:
     for d in find_durations(s.text):
         after = s.plain[d.end:d.end + 40]
         before = s.plain[max(0, d.start - 40):d.start]
-        prior = _PRIOR.match(after) or re.search(r"(at least|not less than|no less than|no later than|提前)\W*$", before) \
+        prior = _PRIOR.match(after) or re.search(r"(at least|not less than|no less than|no later than|提前|前)\W*$", before) \
             or re.match(r"[\s'’]*s?\s*(\(\d+\)\s*)?(prior\s+|advance\s+)?(written\s+)?(notice|notification)", after)
         if prior and re.search(r"notice|notif|通知|告知", s.plain):
             if "renewal_notice" not in out:
@@ -448,9 +448,10 @@ def _cap_in(s: Sentence) -> Term | None:
     strong = 0.85 if re.search(r"aggregate|total|cumulative|entire|in no event|总额|累计|全部", s.plain) else 0.7
     if _FEES.search(s.plain):
         for d in find_durations(s.text):
-            if d.value.unit in ("month", "year") and re.search(
-                    r"(preceding|prior|previous|last|during|in|within|over|for|first|前)\W*(the\s+)?(\w+\s+)?$|^\W*(preceding|prior|before|immediately)",
-                    s.plain[max(0, d.start - 30):d.start] + "|" + s.plain[d.end:d.end + 20]):
+            if d.value.unit in ("month", "year") and (re.search(
+                    r"(preceding|prior|previous|last|during|in|within|over|for|first|前)\W*(the\s+)?(\w+\s+)?$",
+                    s.plain[max(0, d.start - 30):d.start]) or re.match(r"\W*(preceding|prior|before|immediately)",
+                                                                       s.plain[d.end:d.end + 20])):
                 months = round(d.value.months)
                 return s.term("liability_cap", f"{months} months of fees", strong, (d.start, d.end),
                               number=float(months), unit="months_of_fees")
@@ -482,7 +483,8 @@ def uptime(sents: list[Sentence]) -> Term | None:
         if not (_UPTIME.search(s.plain) or _UPTIME.search(to_simplified(s.passage.title).lower())):
             continue
         for p in find_percentages(s.text):
-            if 90 <= p.value < 100 and not re.match(r"\s*(of the|of all|of monthly|credit|of the monthly)", s.plain[p.end:p.end + 20]):
+            if 90 <= p.value < 100 and not re.match(r"\s*(of (the |all |its )?(monthly |annual )?(fees|charges|invoice|amount|"
+                                                    r"orders|deliver)|credit)", s.plain[p.end:p.end + 30]):
                 return s.term("uptime", f"{p.value:g}", 0.9 if _UPTIME.search(s.plain) else 0.7, (p.start, p.end),
                               number=p.value)
     return None

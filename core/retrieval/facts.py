@@ -97,6 +97,7 @@ class QuestionFacts:
     meaning_tried: bool = False              # the question's meaning was embedded once already
     company_spans: list[tuple[int, int]] = field(default_factory=list)   # where suppliers are named in q
     reading: Any = None                      # the learned reader's QuestionReading (core.retrieval.reader)
+    term_ask: Any = None                     # a contract term asked about (core.retrieval.term_questions.TermAsk)
 
     @property
     def named(self) -> bool:

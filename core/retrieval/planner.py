@@ -31,6 +31,7 @@ from core.retrieval.linking import (CJK, STOPWORDS, alias_map, fuzzy_values, lex
                                     link_company_spans, link_sla_ids, mask_spans, match_values, normalize,
                                     region_countries)
 from core.retrieval.quantities import question_quantities, without_comparisons
+from core.retrieval.term_questions import read_term_question
 from core.retrieval.reader import question_reader, settle_types
 from core.retrieval.spend_terms import (SPEND_DOWN, SPEND_UP, SPEND_WORDS, SUM_WORDS, SpendFacts, parse_spend, parse_year, parse_years,
                                          read_spend_question)
@@ -342,11 +343,28 @@ def extract_facts(question: str, vocab: Vocabulary, forced_mode: str | None = No
         asked_of_document=_asked_of_document(rest) if how_c else None, by_what_it_supplies=bool(supplies))
     facts.company_spans = list(company_spans or [])
     facts.reading = reading   # an LLM's reading (core.text2cypher.reader_llm), else the learned reader reads
+    facts.term_ask = _term_ask(q)
     if excluded:
         facts.exclude_companies = excluded
         facts.linked["excluded_companies"] = dict(excluded)
     _read_spend_change(facts, vocab)
     return read_conditions(facts, rest, vocab)
+
+
+def _term_ask(q: str):
+    """A question about what the terms say (expiry, notice periods, cap, payment days): routed to the
+    terms only with a condition on them, or when it asks for the notice to stop a renewal ("by when
+    must we give notice?"); "which contracts renew automatically?" stays a clause question."""
+    ask = read_term_question(q)
+    if ask is None or ask.field == "auto_renewal" or not ask.said and ask.field != "renewal_notice":
+        return None
+    if ask.field == "convenience_notice" and ask.term_min is not None and ask.term_min == ask.term_max:
+        ask.term_min, ask.said = None, [s.replace("exactly", "at most") for s in ask.said]   # "with 30 days' notice"
+    return ask
+
+
+def _set_terms(f: QuestionFacts, p: PlanParams) -> None:
+    p.terms = f.term_ask.to_dict()
 
 
 def _read_spend_change(f: QuestionFacts, vocab: Vocabulary) -> None:
@@ -1114,6 +1132,10 @@ ROUTES: tuple[Rule, ...] = (
          and "clause_types" not in f.linked,
          Intent.NEXT_CLAUSE, Mode.DOCUMENT, "asks for the clause {direction} the clause just shown",
          _follow_up_neighbour),
+    # 0a. what the agreements' terms say: expiry, notice periods, liability cap, payment days
+    Rule("contract_terms", lambda f: f.term_ask is not None and not f.named,
+         Intent.TERMS, Mode.ATTRIBUTE, "asks what the agreements' terms say (read from each contract at ingest)",
+         _set_terms),
     # 1. companies without any agreement
     Rule("no_agreement", lambda f: bool(NO_AGREEMENT.search(f.q) or _reader_says(f, "no_agreement")) and not f.types,
          Intent.NO_AGREEMENT, Mode.ATTRIBUTE, "asks for companies that have no agreement"),

@@ -14,6 +14,7 @@ from core.graph import vocabulary as graph_cache
 from core.graph.db import Database
 from core.graph.queries import retrieval as q
 from core.graph.queries import spend as qs
+from core.graph.queries import terms as qterms
 from core.numerals import roman_numeral, zh_numeral
 from core.types import SPEND_INTENTS, Intent, Mode, Plan
 from core.graph.selectivity import ClauseCounts
@@ -95,6 +96,14 @@ def _details(p, with_facets: bool) -> dict:
     facets = facet_patterns(p.facets, p.types) if with_facets else []
     kinds = facet_types(p.facets, p.types) if with_facets else []
     return {"details": quantities + facets, "detail_types": [None] * len(quantities) + kinds}
+
+
+def _term_params(terms: dict) -> dict:
+    """TERMS_MATCHING's parameters from the plan's term ask (a missing bound is null)."""
+    keys = ("date_from", "date_to", "term_min", "term_max", "term_below", "term_above", "term_units", "term_flag")
+    out = {k: terms.get(k) for k in keys}
+    out.update(field=terms.get("field"), term_text=None)
+    return out
 
 
 def candidate_cap(k: int) -> int:
@@ -240,6 +249,8 @@ class AttributeRetriever(Retriever):
         match = plan.params.type_match or "all"
         if intent == Intent.NO_AGREEMENT:
             return self._run(q.no_agreement(active - {"types"}, spend), params)
+        if intent == Intent.TERMS:
+            return self._run(qterms.TERMS_MATCHING, {**params, **_term_params(plan.params.terms or {})})
         if intent in SPEND_INTENTS or (intent == Intent.SUM_SPEND and "spend_categories" in active
                                        and not params["types"]):
             return self._spend(plan, params, active - {"types"}, spend)

@@ -39,6 +39,11 @@ def spend_years(db: Database | None = None) -> list[int]:
     return list(graph_cache.vocabulary(db or get_database()).spend_years)
 
 
+def spend_currency(db: Database | None = None) -> str | None:
+    """The base currency every spend total is in (None when the data names none), for column labels."""
+    return graph_cache.vocabulary(db or get_database()).base_currency
+
+
 @dataclass
 class CompanySpend:
     """One supplier's spend per year and category (the Explore page's chart), in the base currency."""

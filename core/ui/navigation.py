@@ -17,6 +17,7 @@ PAGES = (
     ("pages/ask.py", "Ask", ":material/chat:", False),
     ("pages/explore.py", "Explore", ":material/hub:", False),
     ("pages/gaps.py", "Compliance gaps", ":material/rule:", False),
+    ("pages/renewals.py", "Renewals", ":material/event:", False),
     ("pages/data.py", "Data", ":material/upload_file:", True),
     ("pages/quality.py", "Quality", ":material/monitoring:", False),
     ("pages/query_log.py", "Query log", ":material/history:", False),

@@ -91,8 +91,10 @@ OPTIONAL MATCH (s)-[:HAS_TERM]->(n:Term {field: 'renewal_notice'})
 OPTIONAL MATCH (s)-[:HAS_TERM]->(a:Term {field: 'auto_renewal'})
 RETURN co.name AS company, s.id AS sla_id, s.service_name AS service_name, co[$spend_key] AS spend,
        t.field AS field, t.value AS value, t.quote AS quote, t.confidence AS confidence, t.derived AS derived,
-       c.id AS clause_id, c.title AS clause_title, c.text AS text, c.type AS clause_type, c.position AS position,
-       t.evidence_start AS evidence_start, t.evidence_end AS evidence_end,
+       c.id AS clause_id, coalesce(c.title, 'Preamble') AS clause_title, coalesce(c.text, t.quote) AS text,
+       c.type AS clause_type, c.position AS position,
+       CASE WHEN c IS NULL THEN null ELSE t.evidence_start END AS span_start,
+       CASE WHEN c IS NULL THEN null ELSE t.evidence_end END AS span_end,
        toString(x.date) AS expiration_date, x.value AS expiration_value, n.days AS renewal_notice_days,
        n.value AS renewal_notice, a.flag AS auto_renewal
 ORDER BY coalesce(toString(t.date), ''), coalesce(t.days, t.number, 0), co.name, s.id
