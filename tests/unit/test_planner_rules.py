@@ -24,7 +24,7 @@ VOCAB = two_suppliers()
 
 # The routing policy: the first rule that applies wins, so this order is behaviour.
 EXPECTED_ORDER = (
-    "follow_up_neighbour", "no_agreement", "companies_by_agreements", "agreements_by_date",
+    "follow_up_neighbour", "contract_terms", "no_agreement", "companies_by_agreements", "agreements_by_date",
     "spend_history", "spend_by", "spend_top", "category_spend", "named_location",
     "named_count_agreements", "named_agreements", "named_count_clauses", "named_gap", "named_position", "named_neighbour", "named_presence",
     "document_type", "document_topic", "document",
@@ -50,6 +50,8 @@ def test_route_table_is_read_in_its_documented_order():
     ("Does Belmira Payments SA have a termination clause?", "presence", "attribute", "named_presence"),
     ("Which German suppliers have a data protection clause?", "presence", "attribute", "type_presence"),
     ("Total 2024 spend of all suppliers", "sum_spend", "attribute", "companies"),
+    ("Which agreements expire in 2026?", "terms", "attribute", "contract_terms"),
+    ("Which termination clauses require 30 days' notice?", "clause_type", "clause_type", "clause_type"),
 ])
 def test_questions_take_the_first_rule_that_applies(question, intent, mode, rule):
     plan = plan_question(question, VOCAB)

@@ -22,7 +22,8 @@ MAX_FUNCTION_LINES = 100
 LAYERS = {
     "core.config": 0, "core.errors": 0, "core.types": 0, "core.jsonl": 0,
     "core.request_log": 0, "core.embeddings": 0, "core.taxonomy": 0, "core.gaps": 0,
-    "core.progress": 0, "core.zh_script": 0, "core.numerals": 0, "core.words": 0,
+    "core.progress": 0, "core.zh_script": 0, "core.numerals": 0, "core.words": 0, "core.term_values": 0,
+    "core.playbook": 0,
     "core.graph": 1,
     "core.ingest": 2, "core.guard": 2,
     "core.retrieval": 3,
