@@ -142,12 +142,14 @@ def unit_name(text: str) -> str:
     return "day"
 
 
+_FULL_WIDTH = str.maketrans("（）０１２３４５６７８９", "()0123456789")
 _DURATION = re.compile(rf"(?<![A-Za-z0-9.])({COUNT})\s*(?:-|\s)?\s*({UNIT})(?![a-z])", re.I)
 
 
 def find_durations(text: str) -> list[Found]:
     """Every duration in `text`: "thirty (30) days", "one-year", "12 months", "三十日", "三年"."""
     out = []
+    text = text.translate(_FULL_WIDTH)   # "三（3）年": same offsets
     for m in _DURATION.finditer(text):
         amount = count_value(m.group(1))
         if amount is None or amount <= 0:

@@ -68,6 +68,11 @@ def score_result(result, item: dict) -> dict:
         out["checks"]["clause_ids"] = (want <= got) if ranked else (want == got)
         if not out["checks"]["clause_ids"]:
             out["clause_ids"] = {"missing": sorted(want - got), "extra": sorted(got - want)}
+    if "sla_ids" in exp:   # agreements by their terms ("which agreements expire in 2026?")
+        want, got = set(exp["sla_ids"]), {e.sla_id for e in result.evidence if e.sla_id}
+        out["checks"]["sla_ids"] = want == got
+        if not out["checks"]["sla_ids"]:
+            out["sla_ids"] = {"missing": sorted(want - got), "extra": sorted(got - want)}
     if "number" in exp:
         target = float(exp["number"])
         out["checks"]["number"] = any(abs(n - target) < 0.5 for n in _numbers_in(result.answer))
@@ -154,5 +159,5 @@ def format_table(summary: dict) -> str:
         lines.append("\nfailures:")
         for f in summary["failures"]:
             lines.append(f"- {f['id']} [{f['intent']}→{f['got_intent']}/{f['got_mode']}] {f['question']} "
-                         f"{ {k: v for k, v in f.items() if k in ('companies', 'clause_ids')} or ''}")
+                         f"{ {k: v for k, v in f.items() if k in ('companies', 'clause_ids', 'sla_ids')} or ''}")
     return "\n".join(lines)

@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass, field
 
 from core.term_values import (TERM_FIELDS, TERM_REVIEW_CONFIDENCE, Duration, Found, PartialDate, find_amounts, find_dates, find_durations,
                               find_percentages)
+from core.ingest.wording import ends_without_cause
 from core.zh_script import to_simplified
 
 FIELDS = TERM_FIELDS
@@ -162,12 +163,16 @@ def effective_date(sents: list[Sentence], agreed: Term | None) -> Term | None:
 
 # how a sentence says how long the agreement runs: the agreement or its term as the subject of a running verb,
 # or the term defined; `_TERM_TITLE` a clause headed so
-_RUNS = re.compile(r"\b(this|the)\s+(\w+\s+){0,2}(agreement|contract)\b[^.;]{0,60}\b(shall|will|is to|to)\s+(\w+\s+){0,2}"
-                   r"(commence|begin|start|continue|remain|be effective|become effective|be in (full )?(force|effect)|expire|"
-                   r"terminate|end|run|last|conclude|be for|have a term)\b|"
+_RUNS = re.compile(r"\b(this|the)\s+(\w+\s+){0,2}(agreement|contract|engagement|arrangement)\b[^.;]{0,60}\b(shall|will|is to|to)\s+"
+                   r"(\w+\s+){0,2}(commence|begin|start|continue|remain|be effective|become effective|be in (full )?(force|effect)|"
+                   r"expire|terminate|end|run|last|conclude|be for|have a term)\b|"
+                   r"\b(this|the)\s+(\w+\s+){0,2}(agreement|contract|engagement|arrangement)\s+(\w+\s+){0,2}(commences|begins|starts|"
+                   r"continues|remains|runs|lasts|expires|ends|terminates|is concluded|is entered into|has a (fixed |initial )?"
+                   r"(term|duration|period)|has an initial (term|duration|period))\b|\bterm\s*:|"
                    r"\b(initial|original|agreement|contract)\s+term\b|\bterm of (this|the) (\w+\s+){0,2}(agreement|contract)\b|"
                    r"[\"“]term[\"”]\s+(shall\s+)?means?|\bthe term\b[^.;]{0,40}\b(shall|will|is)\b|"
-                   r"(本|该)?(合同|协议)(的)?(有效期|期限)|(有效期|期限|合作期|服务期)(为|自|是|：|:)|自.{2,24}起.{0,24}(至|到).{2,24}(止|为止)")
+                   r"(本|该)?(合同|协议)(的)?(有效期|期限)|(有效期|期限|合作期|服务期)\s*(为|自|是|：|:|[一二三四五六七八九十两0-9])|"
+                   r"自.{2,24}起.{0,24}(至|到).{2,24}(止|为止)")
 _TERM_TITLE = re.compile(r"\bterm\b|duration|period of agreement|effective period|期限|有效期|合同期")
 _RUN_END = re.compile(r"until|through|expir|\bend|terminat|conclud|anniversary|period|\byears?\b|\bmonths?\b|perpetu|"
                       r"indefinite|止|届满|年|月")
@@ -179,6 +184,7 @@ _NOT_AGREEMENT_TERM = re.compile(r"warrant|licen[cs]e term|confidential|non-?com
 _END_AT = re.compile(r"(until|through|expir\w*|end\w*|terminat\w*|conclud\w*)\s+(on|at|upon)?\s*(and including\s+)?(the\s+)?$|"
                      r"(至|到|截至|止于)\s*$|-\s*$|to\s+$")
 _UNTIL_TERMINATED = re.compile(r"until (it is |this agreement is |so )?terminated|indefinite|perpetu|no fixed (term|end)|"
+                               r"until (either|one|a|the other) (party|of us|of the parties)\b|"
                                r"until terminated by|长期有效|无固定期限|直至.{0,8}(解除|终止)")
 _ANNIVERSARY = re.compile(r"\b(first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|\d+(?:st|nd|rd|th))"
                           r"\s+anniversary", re.I)
@@ -226,7 +232,8 @@ def expiration(sents: list[Sentence], effective: Term | None) -> tuple[Term | No
                 exp = s.term("expiration_date", end.isoformat(), confidence - 0.1, None, date=end.isoformat(), derived=how)
                 return exp, term
             return None, term
-        if _UNTIL_TERMINATED.search(s.plain) and not find_durations(s.text):
+        if _UNTIL_TERMINATED.search(s.plain) and not any(d.value.unit in ("year", "month") and not re.search(
+                r"notice|prior|in advance|通知", s.plain[d.end:d.end + 40]) for d in find_durations(s.text)):
             return s.term("expiration_date", PERPETUAL, 0.7), None
     return None, None
 
@@ -342,13 +349,15 @@ _ENDS = re.compile(r"terminat|cancel|end this|解除|终止")
 
 def convenience_notice(sents: list[Sentence]) -> Term | None:
     for s in sents:
-        if not (_CONVENIENCE.search(s.plain) and _ENDS.search(s.plain)) or re.search(r"renew|续", s.plain):
+        if re.search(r"renew|续", s.plain) or not (_CONVENIENCE.search(s.plain) and _ENDS.search(s.plain)
+                                                   or ends_without_cause(s.text)):
             continue
         for d in find_durations(s.text):
             after = s.plain[d.end:d.end + 40]
             before = s.plain[max(0, d.start - 40):d.start]
-            if re.match(r"[\s'’]*(s'|’s|'s)?\s*(\(\d+\)\s*)?(prior |advance |written )*(written )?(notice|notif|prior|in advance|前)",
-                        after) or re.search(r"(提前|upon|with|giving|by giving|on)\W*(at least|not less than)?\W*$", before):
+            if re.match(r"[\s'’]*(s'|’s|'s)?\s*(\(\d+\)\s*)?(prior |advance |written |ordinary )*(written )?(notice|notif|prior|"
+                        r"in advance|前|书面通知|通知)", after) or re.search(
+                        r"(提前|upon|with|giving|by giving|on|notice of|period of)\W*(at least|not less than|no less than)?\W*$", before):
                 return s.term("convenience_notice", d.value.text(), 0.85, (d.start, d.end), days=d.value.days)
         if re.search(r"immediately|with immediate effect|立即", s.plain):
             return s.term("convenience_notice", "0 days", 0.65, days=0)
@@ -417,17 +426,23 @@ def _clean_place(raw: str) -> str | None:
 
 # ---------------------------------------------------------------------------------------- liability cap
 
-_LIABILITY = re.compile(r"liabilit|liable|赔偿责任|责任总额|赔偿总额|累计赔偿|责任上限|赔偿金额")
-_LIMITED = re.compile(r"exceed|limited to|not be more than|not more than|cap\b|capped|maximum|in no event|"
-                      r"不超过|不得超过|以.{0,30}为限|上限|最高")
-_FEES = re.compile(r"fees|charges|amounts? (paid|payable)|sums? paid|price|consideration|compensation|"
-                   r"费用|服务费|价款|合同总价|合同金额|合同总额|款项")
+_LIABILITY = re.compile(r"liabilit|liable|recover|赔偿责任|责任总额|赔偿总额|累计赔偿|责任上限|赔偿金额|赔偿")
+_LIMITED = re.compile(r"exceed|limited to|not be more than|not more than|cap\b|capped|maximum|in no event|ceiling|up to|"
+                      r"不超过|不得超过|以.{0,40}为限|上限|最高")
+_FEES = re.compile(r"fees|charges|amounts? (paid|payable|invoiced)|amounts? (actually )?invoiced|sums? paid|price|consideration|"
+                   r"compensation|supply value|contract value|费用|服务费|价款|总价|合同金额|合同总额|款项|货款")
 _UNCAPPED = re.compile(r"unlimited liability|liability (shall be |is )?unlimited|no (limit|cap)\w* (on|to) (its |the )?liabilit|"
                        r"not (be )?(limited|capped)|责任不设上限|无限责任|不受限制")
 _TIMES = re.compile(r"(?P<n>\d+(?:\.\d+)?|one|two|three|four|five|ten|一|两|二|三|五|十)\s*(?:\(\d+\)\s*)?(?:times|x\b|倍)|"
-                    r"(?P<pct>\d{2,3})\s*%\s*of\s+(the\s+)?(total|annual|aggregate|fees|amounts|contract|charges)|"
-                    r"(合同总价|合同总额|合同金额|年度费用|费用总额)的?\s*(?P<zpct>\d{2,3})\s*%")
+                    r"\b(?P<twice>twice|double)\b|"
+                    r"(?P<pct>\d{1,3}(?:\.\d+)?)\s*(?:\(\d+\s*%\)\s*)?%\s*of\s+(the\s+)?(\w+\s+){0,2}"
+                    r"(total|annual|aggregate|fees|amounts?|contract|charges|supply|price|value)|"
+                    r"(?:one hundred (?:and )?(?P<hword>\w+)? ?percent)|"
+                    r"(总价|总额|金额|价款|费用)的?\s*(?P<zpct>\d{1,3})\s*%")
 _WORD_N = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "ten": 10, "一": 1, "两": 2, "二": 2, "三": 3, "五": 5, "十": 10}
+_A_YEAR = re.compile(r"\b(that|each|any|the|a|per|every|same)\s+(contract(ual)?\s+|calendar\s+|financial\s+)?year\b|"
+                     r"annual|yearly|该年度|每个?合同年度|每一?会计年度|当年|年度")
+_PER_EVENT = re.compile(r"\s*(per|for each|for any one|in respect of each|each)\s+(claim|event|incident|occurrence|consignment|loss)")
 
 
 def liability_cap(sents: list[Sentence]) -> Term | None:
@@ -444,26 +459,51 @@ def liability_cap(sents: list[Sentence]) -> Term | None:
     return None
 
 
+def _fee_months(s: Sentence) -> Found | None:
+    """The period of fees a cap counts ("the fees paid in the preceding twelve (12) months", "in that
+    contract year", "前十二个月"), as a Duration."""
+    for d in find_durations(s.text):
+        if d.value.unit in ("month", "year") and (re.search(
+                r"(preceding|prior|previous|last|during|in|within|over|for|first|前)\W*(the\s+)?(\w+\s+)?$",
+                s.plain[max(0, d.start - 30):d.start]) or re.match(r"\W*(preceding|prior|before|immediately)",
+                                                                   s.plain[d.end:d.end + 20])):
+            return d
+    m = _A_YEAR.search(s.plain)
+    return Found(Duration(1, "year"), m.start(), m.end(), m.group(0)) if m else None
+
+
+def _multiple(m: re.Match) -> float:
+    if m.group("twice"):
+        return 2.0
+    if m.group("n"):
+        n = m.group("n")
+        return float(_WORD_N.get(n, n))
+    if m.group("hword") is not None or "one hundred" in m.group(0):
+        word = m.group("hword") or ""
+        return 1 + ({"fifty": 0.5, "twenty-five": 0.25}.get(word, 0))
+    return float(m.group("pct") or m.group("zpct")) / 100
+
+
 def _cap_in(s: Sentence) -> Term | None:
-    strong = 0.85 if re.search(r"aggregate|total|cumulative|entire|in no event|总额|累计|全部", s.plain) else 0.7
+    strong = 0.85 if re.search(r"aggregate|total|cumulative|entire|in no event|overall|总额|累计|全部", s.plain) else 0.7
     if _FEES.search(s.plain):
-        for d in find_durations(s.text):
-            if d.value.unit in ("month", "year") and (re.search(
-                    r"(preceding|prior|previous|last|during|in|within|over|for|first|前)\W*(the\s+)?(\w+\s+)?$",
-                    s.plain[max(0, d.start - 30):d.start]) or re.match(r"\W*(preceding|prior|before|immediately)",
-                                                                       s.plain[d.end:d.end + 20])):
-                months = round(d.value.months)
-                return s.term("liability_cap", f"{months} months of fees", strong, (d.start, d.end),
-                              number=float(months), unit="months_of_fees")
+        period = _fee_months(s)
         m = _TIMES.search(s.plain)
         if m:
-            n = m.group("n")
-            mult = float(_WORD_N.get(n, n)) if n else int(m.group("pct") or m.group("zpct")) / 100
+            mult = _multiple(m)
+            if period:   # "two times the fees paid in the preceding twelve months": 24 months of fees
+                months = mult * period.value.months
+                return s.term("liability_cap", f"{months:g} months of fees", strong, (m.start(), m.end()),
+                              number=float(months), unit="months_of_fees")
             return s.term("liability_cap", f"{mult:g}x fees", strong, (m.start(), m.end()), number=mult,
                           unit="multiple_of_fees")
+        if period and not find_amounts(s.text):
+            months = round(period.value.months)
+            return s.term("liability_cap", f"{months} months of fees", strong, (period.start, period.end),
+                          number=float(months), unit="months_of_fees")
     amounts = find_amounts(s.text)
-    if amounts:
-        a = amounts[0]
+    if amounts:   # a yearly or overall ceiling before one per claim or event
+        a = next((x for x in amounts if not _PER_EVENT.match(s.plain[x.end:x.end + 40])), amounts[0])
         value, currency = a.value
         return s.term("liability_cap", f"amount {currency} {value:.0f}", strong, (a.start, a.end), number=value,
                       unit=currency)

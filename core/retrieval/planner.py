@@ -356,8 +356,9 @@ def _term_ask(q: str):
     terms only with a condition on them, or when it asks for the notice to stop a renewal ("by when
     must we give notice?"); "which contracts renew automatically?" stays a clause question."""
     ask = read_term_question(q)
-    if ask is None or ask.field == "auto_renewal" or not ask.said and ask.field != "renewal_notice":
-        return None
+    if ask is None or ask.field == "auto_renewal" and ask.term_flag is not False \
+            or not ask.said and ask.field != "renewal_notice":
+        return None   # "which contracts renew automatically?" is answered from the clauses (a facet)
     if re.search(r"\b(clauses?|provisions?|sections?|wording)\b|条款|条文", q):
         return None   # "which termination clauses require 30 days' notice?" asks for clauses
 

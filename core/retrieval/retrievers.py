@@ -102,7 +102,7 @@ def _term_params(terms: dict) -> dict:
     """TERMS_MATCHING's parameters from the plan's term ask (a missing bound is null)."""
     keys = ("date_from", "date_to", "term_min", "term_max", "term_below", "term_above", "term_units", "term_flag")
     out = {k: terms.get(k) for k in keys}
-    out.update(field=terms.get("field"), term_text=None)
+    out.update(field=terms.get("field"), term_text=terms.get("term_text"), or_uncapped=terms.get("or_uncapped"))
     return out
 
 

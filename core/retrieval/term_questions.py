@@ -22,19 +22,23 @@ FIELD_CUES: tuple[tuple[str, re.Pattern], ...] = (
                                   r"续约.{0,12}通知|通知.{0,12}续|不续约|不再续")),
     ("auto_renewal", re.compile(r"renew\w*\s+(automatically|by (it|them)sel\w+|on (its|their) own|tacitly)|"
                                 r"auto(matic(ally)?)?[- ]?renew|evergreen|roll(s|ing)? over|自动续|自动延期|自动顺延|默认续")),
-    ("liability_cap", re.compile(r"liability cap|cap(s|ped)? (on|of) (our |their |the )?liabilit|liabilit\w* (is |are |be )?"
+    ("liability_cap", re.compile(r"liability cap|limit\w* (their |its |our |the )?liabilit|"
+                                 r"cap(s|ped)? (on|of) (our |their |the )?liabilit|liabilit\w* (is |are |be )?"
                                  r"(capped|limited)|uncapped|unlimited liabilit|责任上限|赔偿上限|责任限额|赔偿限额|"
                                  r"责任.{0,6}(无上限|不设上限|不封顶)|上限.{0,8}(费用|月)")),
     ("convenience_notice", re.compile(r"for convenience|without (a )?cause|for any reason|at will|no[- ]fault exit|"
                                       r"(terminate|end|exit|cancel|get out of|walk away)\w*.{0,60}\bnotice|"
                                       r"无理由|无需理由|随时解除|任意解除|便利解除|提前.{0,8}通知.{0,6}(解除|终止)")),
+    ("renewal_term", re.compile(r"renew\w*\s+(for\s+)?(periods?|terms?)\s+(of|longer|shorter|over|under|exceeding)|"
+                                r"renewal (term|period)s?\s+(of|longer|shorter|over|under|exceeding|is|are)|每次续期|续期.{0,6}(超过|少于|为)")),
     ("initial_term", re.compile(r"initial term|(term|duration) (of|longer|shorter|is|over|under)|last(s|ing)? (more|longer|"
                                 r"less|at least)|合同期限|期限(超过|少于|为|长于|短于)")),
-    ("payment_days", re.compile(r"payment terms?|pay(able)? (within|in)|net ?\d+|days to pay|paid within|付款期|账期|"
+    ("payment_days", re.compile(r"payment terms?|pay(able)? (within|in)|net ?\d+|days to pay|paid within|to pay (an |the |our |"
+                                r"their )?invoices?|付款期|账期|"
                                 r"付款.{0,8}(天|日)|支付.{0,6}(天|日)内")),
     ("expiration_date", re.compile(r"expir|run(s|ning)? out|end date|come(s)? to an end|\bend(s|ing)? (in|before|after|by|"
-                                   r"between|during|on|this|next)|up for renewal|due (for|to) (end|renew)|到期|届满|终止日期|"
-                                   r"截止日期|结束")),
+                                   r"between|during|on|this|next)|up for renewal|due (for|to) (end|renew)|open[- ]ended|"
+                                   r"no fixed (expiry|end|term)|到期|届满|终止日期|截止日期|结束|无固定期限")),
 )
 FIELD_WORDS = {"renewal_notice": "notice to prevent renewal", "auto_renewal": "automatic renewal",
                "liability_cap": "liability cap", "convenience_notice": "notice to terminate for convenience",
@@ -63,6 +67,8 @@ class TermAsk:
     term_above: float | None = None
     term_units: list[str] | None = None   # a cap's kind: months_of_fees, multiple_of_fees, uncapped
     term_flag: bool | None = None
+    term_text: str | None = None     # a value the term must contain ("perpetual")
+    or_uncapped: bool | None = None  # an uncapped liability meets the bounds too
     said: list[str] = field(default_factory=list)   # how the condition was read, for the answer
 
     def to_dict(self) -> dict:
@@ -75,16 +81,29 @@ def ask_field(question: str) -> str | None:
 
 
 def read_term_question(question: str, today: date | None = None) -> TermAsk | None:
-    """The term a question asks about and its condition, or None when it asks about no term."""
-    field_ = ask_field(question)
-    if field_ is None:
-        return None
+    """The term a question asks about and its condition, or None when it asks about no term. When
+    the words name several fields ("an initial term that ends in 2026"), the first whose condition
+    the question states wins."""
     q = to_simplified(question).lower()
-    if field_ == "auto_renewal" and re.search(r"notice|by when|deadline|通知|何时|什么时候", q):
+    fields = [f for f, rx in FIELD_CUES if rx.search(q)]
+    if not fields:
+        return None
+    asks = [_read_field(f, q, today or date.today()) for f in fields]
+    return next((a for a in asks if a.said), asks[0])
+
+
+def _read_field(field_: str, q: str, today: date) -> TermAsk:
+    if field_ == "auto_renewal" and re.search(r"notice|by when|deadline|通知|何时|什么时候", q) \
+            and not _NOT.search(q.split("renew")[0][-30:] if "renew" in q else ""):
         field_ = "renewal_notice"   # "which renew automatically, and by when must we give notice?"
     ask = TermAsk(field_)
     if field_ == "expiration_date":
-        _date_bounds(q, ask, today or date.today())
+        if re.search(r"open[- ]ended|perpetual|indefinite|no fixed (expiry|end|term)|until (someone|either|one|a party|"
+                     r"they are|it is) (terminat|end|cancel)|无固定期限|长期有效|永久", q):
+            ask.term_text = "perpetual"
+            ask.said.append("no fixed end (runs until terminated)")
+        else:
+            _date_bounds(q, ask, today)
     elif field_ == "auto_renewal":
         negated = bool(re.search(r"\b(not|never|don't|doesn't|do not|does not)\b.{0,25}renew|不会自动|不自动|非自动", q))
         ask.term_flag = not negated
@@ -126,10 +145,22 @@ def _duration_bounds(q: str, ask: TermAsk) -> None:
 
 
 def _cap_bounds(q: str, ask: TermAsk) -> None:
-    if re.search(r"uncapped|unlimited|no cap|not capped|无上限|不设上限|不封顶|无限", q):
+    # "no cap on their liability" alone is left to the clause route (no limitation clause at all)
+    uncapped = bool(re.search(r"uncapped|unlimited|not capped|无上限|不设上限|不封顶|无限", q))
+    if re.search(r"fixed (sum|amount)|specific (sum|amount)|(sum|amount) of money|in (euros|dollars|pounds)|"
+                 r"固定金额|具体金额", q):
+        ask.term_units = ["amount"]
+        ask.said.append("a fixed amount")
+        return
+    if re.search(r"multiple of|times the|倍", q) and not re.search(r"\d", q):
+        ask.term_units = ["multiple_of_fees"]
+        ask.said.append("a multiple of the fees")
+        return
+    if uncapped and not find_durations(q):
         ask.term_units = ["uncapped"]
         ask.said.append("uncapped")
         return
+    ask.or_uncapped = uncapped   # "below 12 months of fees, or no cap at all"
     m = re.search(r"(\d+(?:\.\d+)?|one|two|three|twice|一|两|二|三)\s*(x|times|倍)\b", q)
     if m:
         n = {"one": 1, "two": 2, "three": 3, "twice": 2, "一": 1, "两": 2, "二": 2, "三": 3}.get(m.group(1)) or float(m.group(1))
@@ -141,6 +172,8 @@ def _cap_bounds(q: str, ask: TermAsk) -> None:
             ask.term_units = ["months_of_fees", "multiple_of_fees", "uncapped"]
             months = round(d.value.months)
             _compare(_window(q, d.start, d.end), ask, float(months), f"{months} months of fees")
+            if ask.or_uncapped:
+                ask.said.append("or uncapped")
             return
 
 

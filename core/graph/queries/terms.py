@@ -67,7 +67,7 @@ RETURN t.sla_id AS sla_id, t.field AS field, t.value AS value
 # (null: no bound). A liability cap is compared in months of fees (a multiple of fees is 12 x).
 TERMS_MATCHING = """
 MATCH (co:Company)-[:HAS_SLA]->(s:SLA)-[:HAS_TERM]->(t:Term {field: $field})
-WHERE ($date_from IS NULL OR t.date >= date($date_from))
+WHERE (($date_from IS NULL OR t.date >= date($date_from))
   AND ($date_to IS NULL OR t.date < date($date_to))
   AND ($term_min IS NULL OR coalesce(CASE t.unit WHEN 'multiple_of_fees' THEN t.number * 12 ELSE null END,
                                      t.days, t.number) >= $term_min)
@@ -77,9 +77,11 @@ WHERE ($date_from IS NULL OR t.date >= date($date_from))
                                        t.days, t.number) < $term_below)
   AND ($term_above IS NULL OR coalesce(CASE t.unit WHEN 'multiple_of_fees' THEN t.number * 12 ELSE null END,
                                        t.days, t.number) > $term_above)
-  AND ($term_units IS NULL OR t.unit IN $term_units)
+  AND ($term_units IS NULL OR t.unit IN $term_units
+       OR ('amount' IN $term_units AND NOT t.unit IN ['months_of_fees', 'multiple_of_fees', 'uncapped']))
   AND ($term_flag IS NULL OR t.flag = $term_flag)
   AND ($term_text IS NULL OR toLower(t.value) CONTAINS toLower($term_text))
+  OR coalesce($or_uncapped, false) AND t.unit = 'uncapped')
   AND (size($companies) = 0 OR co.name IN $companies)
   AND (size($countries) = 0 OR co.country IN $countries)
   AND (size($industries) = 0 OR co.industry IN $industries)
