@@ -26,7 +26,7 @@ _UNIT_WORDS = "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|th
 _TEN_WORDS = "twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety"
 NUMBER_WORD = rf"(?:(?:{_TEN_WORDS})(?:[\s-](?:{_UNIT_WORDS}))?|{_UNIT_WORDS}|hundred|a|an)"
 # "thirty (30)", "30", "thirty", "(30)", "one hundred twenty (120)", "1.5"
-COUNT = rf"(?:(?:{NUMBER_WORD}(?:\s+hundred(?:\s+and)?(?:\s+{NUMBER_WORD})?)?)\s*\(\s*\d+\s*\)|\d+(?:\.\d+)?|" \
+COUNT = rf"(?:(?:{NUMBER_WORD}(?:\s+hundred(?:\s+and)?(?:\s+{NUMBER_WORD})?)?|{_ZH_NUM}+)\s*\(\s*\d+\s*\)|\d+(?:\.\d+)?|" \
         rf"{NUMBER_WORD}(?:\s+hundred(?:\s+and)?(?:\s+{NUMBER_WORD})?)?|{_ZH_NUM}+)"
 UNIT = r"(?:business\s+days?|working\s+days?|calendar\s+days?|days?|weeks?|months?|years?|" \
        r"个?工作日|个?自然日|日历日|天|日|周|星期|个月|月|年)"
@@ -155,7 +155,7 @@ def find_durations(text: str) -> list[Found]:
         if amount is None or amount <= 0:
             continue
         unit = m.group(2)
-        if unit in ("月", "日") and not re.search(r"个|[0-9]", m.group(0)) and _is_zh_date_part(text, m):
+        if unit in ("月", "日") and "个" not in m.group(0) and _is_zh_date_part(text, m):
             continue
         if unit == "年" and re.fullmatch(r"\d{4}", m.group(1).strip()):
             continue   # 2025年 is a year, not a duration
@@ -165,8 +165,8 @@ def find_durations(text: str) -> list[Found]:
 
 def _is_zh_date_part(text: str, m: re.Match) -> bool:
     """六月 / 八日 inside a date (二〇一〇年六月八日) are not durations."""
-    return bool(re.search(r"年\s*$", text[max(0, m.start() - 2):m.start()]) or
-                re.match(r"\s*[0-9〇零一二三四五六七八九十]+\s*日", text[m.end():m.end() + 4]))
+    return bool(re.search(r"[年月]\s*$", text[max(0, m.start() - 2):m.start()]) or
+                re.match(r"\s*[0-9〇零一二三四五六七八九十]+\s*[日号]", text[m.end():m.end() + 5]))
 
 
 _EN_DATE = [

@@ -136,7 +136,8 @@ def _date_term(s: Sentence, field_: str, found: Found, confidence: float, derive
                   date=full.isoformat() if full else None, derived=derived)
 
 
-def effective_date(sents: list[Sentence], agreed: Term | None) -> Term | None:
+def effective_date(sents: list[Sentence], agreed: Term | None, running: list[Sentence]) -> Term | None:
+    """`running`: the term sentences (term_sentences), which may say when the term starts."""
     for s in sents[:400]:
         if not (_EFFECTIVE_NAMED.search(s.plain) or "effective" in s.plain or "生效" in s.plain):
             continue
@@ -148,7 +149,7 @@ def effective_date(sents: list[Sentence], agreed: Term | None) -> Term | None:
         if _EFFECTIVE_NAMED.search(s.plain) and _DATE_OF_SIGNING.search(s.plain) and agreed:
             return Term("effective_date", agreed.value, s.passage.position, s.start, s.end, s.text[:300], 0.7,
                         date=agreed.date, derived="the date the agreement was signed")
-    for s in term_sentences(sents):   # "the term shall commence on January 1, 2000"
+    for s in running:   # "the term shall commence on January 1, 2000"
         for d in find_dates(s.text):
             if re.search(r"(commenc\w*|begin\w*|start\w*|from|自|从)\s+(on|as of|from|with)?\s*(the\s+)?$|[自从]\s*$",
                          to_simplified(s.text[max(0, d.start - 30):d.start]).lower()):
@@ -173,6 +174,7 @@ _RUNS = re.compile(r"\b(this|the)\s+(\w+\s+){0,2}(agreement|contract|engagement|
                    r"[\"“]term[\"”]\s+(shall\s+)?means?|\bthe term\b[^.;]{0,40}\b(shall|will|is)\b|"
                    r"(本|该)?(合同|协议)(的)?(有效期|期限)|(有效期|期限|合作期|服务期)\s*(为|自|是|：|:|[一二三四五六七八九十两0-9])|"
                    r"自.{2,24}起.{0,24}(至|到).{2,24}(止|为止)")
+_ABOUT_TERM = re.compile(r"agreement|contract|engagement|arrangement|term|合同|协议|期")   # a cheap first sieve
 _TERM_TITLE = re.compile(r"\bterm\b|duration|period of agreement|effective period|期限|有效期|合同期")
 _RUN_END = re.compile(r"until|through|expir|\bend|terminat|conclud|anniversary|period|\byears?\b|\bmonths?\b|perpetu|"
                       r"indefinite|止|届满|年|月")
@@ -198,9 +200,11 @@ def term_sentences(sents: list[Sentence]) -> list[Sentence]:
     def titled(s):
         return bool(_TERM_TITLE.search(to_simplified(s.passage.title).lower())) \
             and not re.search(r"terminat|终止|解除", s.passage.title.lower())
-    found = [s for s in sents if _RUN_END.search(s.plain) and not _NOT_AGREEMENT_TERM.search(s.plain)
-             and not _renewal_first(s) and (_RUNS.search(s.plain) or titled(s) and re.search(r"\bagreement\b|\bterm\b|合同|协议", s.plain))]
-    return sorted(found, key=lambda s: (not titled(s), s.passage.position, s.start))
+    titles = {id(s.passage): titled(s) for s in sents}
+    found = [s for s in sents if _ABOUT_TERM.search(s.plain)
+             and (_RUNS.search(s.plain) or titles[id(s.passage)] and re.search(r"\bagreement\b|\bterm\b|合同|协议", s.plain))
+             and _RUN_END.search(s.plain) and not _NOT_AGREEMENT_TERM.search(s.plain) and not _renewal_first(s)]
+    return sorted(found, key=lambda s: (not titles[id(s.passage)], s.passage.position, s.start))
 
 
 def _renewal_first(s: Sentence) -> bool:
@@ -208,9 +212,9 @@ def _renewal_first(s: Sentence) -> bool:
     return bool(re.match(r"\s*(thereafter|upon (the )?expiration|at the end of)", s.plain)) and "renew" in s.plain
 
 
-def expiration(sents: list[Sentence], effective: Term | None) -> tuple[Term | None, Term | None]:
-    """(expiration_date, initial_term)."""
-    for s in term_sentences(sents):
+def expiration(running: list[Sentence], effective: Term | None) -> tuple[Term | None, Term | None]:
+    """(expiration_date, initial_term) from the term sentences."""
+    for s in running:
         dates = find_dates(s.text)
         for d in dates:
             before = to_simplified(s.text[max(0, d.start - 30):d.start]).lower()
@@ -349,8 +353,8 @@ _ENDS = re.compile(r"terminat|cancel|end this|解除|终止")
 
 def convenience_notice(sents: list[Sentence]) -> Term | None:
     for s in sents:
-        if re.search(r"renew|续", s.plain) or not (_CONVENIENCE.search(s.plain) and _ENDS.search(s.plain)
-                                                   or ends_without_cause(s.text)):
+        if re.search(r"renew|续", s.plain) or not (_CONVENIENCE.search(s.plain) and _ENDS.search(s.plain) or re.search(
+                r"notice|通知", s.plain) and ends_without_cause(s.text)):
             continue
         for d in find_durations(s.text):
             after = s.plain[d.end:d.end + 40]
@@ -385,9 +389,10 @@ _ZH_PLACES = {"中华人民共和国": "People's Republic of China", "中国": "
 
 
 def governing_law(sents: list[Sentence]) -> Term | None:
-    governs = [s for s in sents if re.search(r"govern|适用|管辖", s.plain + s.passage.title.lower())]
-    for s in governs + [s for s in sents if s not in governs]:
-        if not re.search(r"\blaws?\b|法律", s.plain) or not _LAW_CUE.search(s.plain):
+    lawful = [s for s in sents if ("law" in s.plain or "法律" in s.plain) and _LAW_CUE.search(s.plain)]
+    lawful.sort(key=lambda s: not re.search(r"govern|适用|管辖", s.plain + s.passage.title.lower()))   # stable
+    for s in lawful:
+        if not re.search(r"\blaws?\b|法律", s.plain):
             continue
         for rx in (_LAW_OF, _LAW_NAMED):
             m = rx.search(s.text)
@@ -530,27 +535,32 @@ def uptime(sents: list[Sentence]) -> Term | None:
     return None
 
 
-_PAY = re.compile(r"invoice|payment|payable|\bpay\b|\bpaid\b|发票|付款|支付|结算")
+_PAY = re.compile(r"invoice|payment|payable|\bpay\b|\bpaid\b|\bsettled\b|发票|付款|支付|结算")
 _NET = re.compile(r"\bnet\s*(\d{1,3})\b", re.I)
 
 
 def payment_days(sents: list[Sentence]) -> Term | None:
-    for s in sents:
-        if not _PAY.search(s.plain):
-            continue
+    """Days to pay an invoice: "net 30", "payable within thirty (30) days of receipt", "收到发票后30日内支付";
+    sentences about invoices first."""
+    paying = [s for s in sents if _PAY.search(s.plain) and not re.search(r"liabilit|赔偿|warrant|notice of termination", s.plain)]
+    paying.sort(key=lambda s: not re.search(r"invoice|发票|账单", s.plain))
+    for s in paying:
         m = _NET.search(s.text)
-        if m and "invoice" in s.plain or m and "payment" in s.plain:
-            return s.term("payment_days", m.group(1), 0.85, (m.start(), m.end()), number=float(m.group(1)), days=int(m.group(1)))
+        if m:
+            return s.term("payment_days", m.group(1), 0.85, (m.start(), m.end()), number=float(m.group(1)),
+                          days=int(m.group(1)))
         for d in find_durations(s.text):
             if d.value.unit not in ("day", "business day") or d.value.amount > 180:
                 continue
-            before = s.plain[max(0, d.start - 25):d.start]
+            before = s.plain[max(0, d.start - 40):d.start]
             after = s.plain[d.end:d.end + 60]
-            if re.search(r"(within|in|after|后|内|起)\W*$", before) and re.search(
-                    r"^\W*(of|after|from|following|following the|内|以内)?\W*(the\s+|its\s+|a\s+)?(date|receipt|issu|submission|"
-                    r"invoice|delivery|end of|内|支付|付清|付款)", after) or re.search(r"发票.{0,12}$", before):
+            if re.match(r"\W*(notice|prior|in advance|before|前)", after) or re.search(r"notice|提前", before[-15:]):
+                continue
+            if re.search(r"(within|in|after|due|payable|pay|paid|后|内|起)\W*(the\s+)?$", before) or \
+                    re.match(r"\W*(net|after|from|following|of)\b", after) or re.search(r"发票.{0,24}$", before):
                 n = int(d.value.amount)
-                return s.term("payment_days", str(n), 0.8, (d.start, d.end), number=float(n), days=d.value.days)
+                return s.term("payment_days", str(n), 0.8 if re.search(r"invoice|发票", s.plain) else 0.65,
+                              (d.start, d.end), number=float(n), days=d.value.days)
     return None
 
 
@@ -559,9 +569,10 @@ def payment_days(sents: list[Sentence]) -> Term | None:
 def extract_terms(passages: list[Passage]) -> list[Term]:
     """Every field an agreement states, at most one value per field, in FIELDS order."""
     sents = sentences(passages)
+    running = term_sentences(sents)
     agreed = agreement_date(sents)
-    effective = effective_date(sents, agreed)
-    expires, initial = expiration(sents, effective)
+    effective = effective_date(sents, agreed, running)
+    expires, initial = expiration(running, effective)
     found = [agreed, effective, expires, initial, *renewal(sents), convenience_notice(sents), governing_law(sents),
              liability_cap(sents), uptime(sents), payment_days(sents)]
     by_field = {t.field: t for t in found if t is not None}

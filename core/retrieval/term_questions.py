@@ -22,7 +22,7 @@ FIELD_CUES: tuple[tuple[str, re.Pattern], ...] = (
                                   r"续约.{0,12}通知|通知.{0,12}续|不续约|不再续")),
     ("auto_renewal", re.compile(r"renew\w*\s+(automatically|by (it|them)sel\w+|on (its|their) own|tacitly)|"
                                 r"auto(matic(ally)?)?[- ]?renew|evergreen|roll(s|ing)? over|自动续|自动延期|自动顺延|默认续")),
-    ("liability_cap", re.compile(r"liability cap|limit\w* (their |its |our |the )?liabilit|"
+    ("liability_cap", re.compile(r"liability cap|(limit|cap)\w* (their |its |our |the )?liabilit|"
                                  r"cap(s|ped)? (on|of) (our |their |the )?liabilit|liabilit\w* (is |are |be )?"
                                  r"(capped|limited)|uncapped|unlimited liabilit|责任上限|赔偿上限|责任限额|赔偿限额|"
                                  r"责任.{0,6}(无上限|不设上限|不封顶)|上限.{0,8}(费用|月)")),
@@ -161,9 +161,10 @@ def _cap_bounds(q: str, ask: TermAsk) -> None:
         ask.said.append("uncapped")
         return
     ask.or_uncapped = uncapped   # "below 12 months of fees, or no cap at all"
-    m = re.search(r"(\d+(?:\.\d+)?|one|two|three|twice|一|两|二|三)\s*(x|times|倍)\b", q)
+    m = re.search(r"(\d+(?:\.\d+)?|one|two|three|一|两|二|三)\s*(x|times|倍)|\b(twice|double)\b", q)
     if m:
-        n = {"one": 1, "two": 2, "three": 3, "twice": 2, "一": 1, "两": 2, "二": 2, "三": 3}.get(m.group(1)) or float(m.group(1))
+        n = 2 if m.group(3) else \
+            {"one": 1, "two": 2, "three": 3, "一": 1, "两": 2, "二": 2, "三": 3}.get(m.group(1)) or float(m.group(1))
         ask.term_units = ["months_of_fees", "multiple_of_fees", "uncapped"]
         _compare(_window(q, m.start(), m.end()), ask, float(n) * 12, f"{n:g}x the annual fees")
         return
