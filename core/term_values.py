@@ -6,6 +6,7 @@ the contract's "thirty (30) days"."""
 from __future__ import annotations
 
 import calendar
+import contextvars
 import re
 from dataclasses import dataclass
 from datetime import date
@@ -202,6 +203,18 @@ def _int_or_none(s: str | None, zh: bool = False) -> int | None:
     return zh_number(s) if zh else int(s)
 
 
+# How the document being read writes 01/03/2024: month first (US filings, the default) or day first (a
+# document whose dates in words put the day first, "1 March 2024"); set by `reading_day_first`.
+DAY_FIRST = contextvars.ContextVar("day_first", default=False)
+_DAY_MONTH = re.compile(rf"\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:day\s+of\s+)?{_MONTH}", re.I)
+_MONTH_DAY = re.compile(rf"{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?\b", re.I)
+
+
+def writes_day_first(text: str) -> bool:
+    """Does the document write its dates in words day first ("1 March 2024") more than month first?"""
+    return len(_DAY_MONTH.findall(text)) > len(_MONTH_DAY.findall(text))
+
+
 def find_dates(text: str) -> list[Found]:
     """Every date in `text` (PartialDate values), left to right, overlapping readings dropped."""
     hits: list[Found] = []
@@ -214,7 +227,8 @@ def find_dates(text: str) -> list[Found]:
                 year += 1900 if year > 50 else 2000
             if "a" in g and g["a"] is not None:
                 a, b = int(g["a"]), int(g["b"])
-                month, day = (a, b) if g["sep"] == "/" and a <= 12 else (b, a)
+                month_first = g["sep"] == "/" and a <= 12 and not (DAY_FIRST.get() and b <= 12)
+                month, day = (a, b) if month_first else (b, a)
             else:
                 month = int(g["mnum"]) if g.get("mnum") else MONTHS.get(g["month"].lower().rstrip("."))
                 day = _int_or_none(g.get("day"))

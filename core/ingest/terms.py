@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass, field
 
-from core.term_values import (TERM_FIELDS, TERM_REVIEW_CONFIDENCE, Duration, Found, PartialDate, find_amounts, find_dates, find_durations,
+from core.term_values import (DAY_FIRST, TERM_FIELDS, writes_day_first, TERM_REVIEW_CONFIDENCE, Duration, Found, PartialDate, find_amounts, find_dates, find_durations,
                               find_percentages)
 from core.ingest.wording import ends_without_cause
 from core.zh_script import to_simplified
@@ -568,6 +568,14 @@ def payment_days(sents: list[Sentence]) -> Term | None:
 
 def extract_terms(passages: list[Passage]) -> list[Term]:
     """Every field an agreement states, at most one value per field, in FIELDS order."""
+    token = DAY_FIRST.set(writes_day_first(" ".join(p.text[:20000] for p in passages)))
+    try:
+        return _extract(passages)
+    finally:
+        DAY_FIRST.reset(token)
+
+
+def _extract(passages: list[Passage]) -> list[Term]:
     sents = sentences(passages)
     running = term_sentences(sents)
     agreed = agreement_date(sents)

@@ -111,3 +111,12 @@ def test_a_term_question_is_read_as_a_field_and_its_bounds(question, field, boun
                                       "What is our total spend in 2024?"])
 def test_a_question_about_no_term_is_left_to_the_other_routes(question):
     assert read_term_question(question, TODAY) is None
+
+
+def test_slashed_dates_follow_how_the_document_writes_its_dates_in_words():
+    us = extract_terms([Passage(0, "", "This Agreement is made on March 1, 2024."),
+                        Passage(1, "Term", "This Agreement commences on 04/01/2024 and continues for two years.")])
+    uk = extract_terms([Passage(0, "", "This Agreement is made on 1 March 2024."),
+                        Passage(1, "Term", "This Agreement commences on 04/01/2024 and continues for two years.")])
+    assert {t.field: t.value for t in us}["effective_date"] == "2024-04-01"
+    assert {t.field: t.value for t in uk}["effective_date"] == "2024-01-04"
