@@ -183,3 +183,20 @@ def test_playbook_deviations_and_table_disagreements(terms_graph):
     disagreements = {(d["sla_id"], d["field"]) for d in term_disagreements()}
     assert ("T-002", "governing_law") in disagreements                  # the table says France, the text England
     assert ("T-001", "governing_law") not in disagreements
+
+
+def test_the_command_line_mirrors_the_pages(terms_graph, capsys):
+    from core.cli import main
+
+    assert main(["terms", "T-001"]) == 0
+    out = capsys.readouterr().out
+    assert "Alpha Cloud GmbH · T-001" in out and "Notice to prevent renewal" in out and "90 days" in out
+    assert main(["renewals", "--today", "2025-11-01", "--within", "45"]) == 0
+    out = capsys.readouterr().out
+    assert "T-003" in out and "give notice by 2025-12-03" in out and "T-001" not in out
+    assert main(["renewals", "--ics"]) == 0
+    assert capsys.readouterr().out.startswith("BEGIN:VCALENDAR")
+    assert main(["playbook"]) == 0
+    assert "Spend at risk" in capsys.readouterr().out
+    assert main(["terms", "T-001", "--set", "uptime", "high"]) == 2
+    assert "uptime: expected a number" in capsys.readouterr().err

@@ -182,7 +182,10 @@ _RUN_END = re.compile(r"until|through|expir|\bend|terminat|conclud|anniversary|p
 _NOT_AGREEMENT_TERM = re.compile(r"warrant|licen[cs]e term|confidential|non-?compet|payment term|insurance|records|"
                                  r"during the (term|period)|throughout the term|for the term of|"
                                  r"(thereafter|after (the )?(expiration|termination|expiry)\b)(?!.{0,40}\b(renew|extend))|"
-                                 r"保修|质保|保密|期满后|终止后")
+                                 r"保修|质保|保密|期满后|终止后|"
+                                 # a sentence about ending it early, or defining another period ("Calendar Year" means)
+                                 r"^\W*(\d+(\.\d+)*\s*)?(termination|upon (a |the |any )?(termination|expiration)|in the event|if\b)|"
+                                 r"^\W*(\d+(\.\d+)*\s*)?[\"“](?!term|initial term|agreement term)[^\"”]{2,40}[\"”]\s+(shall\s+)?means?\b")
 _END_AT = re.compile(r"(until|through|expir\w*|end\w*|terminat\w*|conclud\w*)\s+(on|at|upon)?\s*(and including\s+)?(the\s+)?$|"
                      r"(至|到|截至|止于)\s*$|-\s*$|to\s+$")
 _UNTIL_TERMINATED = re.compile(r"until (it is |this agreement is |so )?terminated|indefinite|perpetu|no fixed (term|end)|"
