@@ -1,4 +1,5 @@
-"""Data (admins): upload and ingest a corpus, review low-confidence classifications, graph stats."""
+"""Data (admins): upload and ingest a corpus, review low-confidence classifications and contract terms,
+graph stats."""
 import tempfile
 from pathlib import Path
 
@@ -12,7 +13,8 @@ from core.ui import support as ui_support
 ctx = ui_support.page_setup("Data", admin_only=True)
 st.title("Data")
 
-upload_tab, review_tab, stats_tab = st.tabs(["Load a corpus", "Classification review", "Graph statistics"])
+upload_tab, review_tab, terms_tab, stats_tab = st.tabs(["Load a corpus", "Classification review", "Contract terms",
+                                                        "Graph statistics"])
 
 # ---- upload and ingest ---------------------------------------------------------------
 with upload_tab:
@@ -113,6 +115,56 @@ with review_tab:
                 ui_support.clear_caches()
                 st.toast(f"{pick} is now {new_type} (manual)")
                 st.rerun()
+
+# ---- contract terms: values read with low confidence, corrections, tables against text ---------
+with terms_tab:
+    term_queue = ctx.call(service.term_review_queue, 200)
+    label = service.TERM_FIELD_LABELS
+    st.markdown(f"**{len(term_queue)}** term value(s) read with low confidence (a reviewer's value is never listed "
+                "and is kept when the agreement is ingested again).")
+    if term_queue:
+        st.dataframe(pd.DataFrame([{"agreement": t["sla_id"], "company": t["company"],
+                                    "term": label.get(t["field"], t["field"]), "value": t["value"],
+                                    "confidence": t["confidence"], "evidence": t.get("quote") or "",
+                                    "note": t.get("derived") or ""} for t in term_queue]),
+                     hide_index=True, height=220, key="terms_queue")
+    with st.container(border=True, key="terms_correct"):
+        st.markdown("**Correct a value**")
+        ids = [a["id"] for a in ctx.agreements()]
+        first = term_queue[0] if term_queue else {}
+        fields = list(service.TERM_FIELDS)
+        t1, t2 = st.columns(2)
+        sla = t1.selectbox("Agreement", ids, key="terms_sla",
+                           index=ids.index(first["sla_id"]) if first.get("sla_id") in ids else 0,
+                           format_func=lambda i: next((f"{i} · {a['company']}" for a in ctx.agreements()
+                                                       if a["id"] == i), i))
+        term_field = t2.selectbox("Term", fields, key="terms_field", format_func=lambda f: label.get(f, f),
+                                  index=fields.index(first["field"]) if first.get("field") in fields else 0)
+        if sla:
+            current = next((t for t in ctx.call(service.agreement_terms, sla) if t["field"] == term_field), None)
+            st.caption(f"Now: **{current['value']}** ({current['method']}, confidence {current['confidence']:.2f})"
+                       + (f" from “{current['quote']}”" if current.get("quote") else "")
+                       if current else "Now: not stated in the agreement.")
+            value = st.text_input("Value", value=current["value"] if current else "", key=f"terms_value_{sla}_{term_field}",
+                                  placeholder="2026-03-31, perpetual, 90 days, yes, 12 months of fees, 99.9, Germany")
+            if st.button("Save value", key="terms_save", icon=":material/check:"):
+                try:
+                    ctx.call(service.correct_term, sla, term_field, value)
+                except ValueError as exc:
+                    st.error(str(exc))
+                else:
+                    ui_support.clear_caches()
+                    st.toast(f"{sla}: {label.get(term_field, term_field)} is now {value.strip()} (manual)")
+                    st.rerun()
+    disagreements = ctx.call(service.term_disagreements)
+    st.markdown(f"**agreements.csv against the contract text: {len(disagreements)} disagreement(s)**")
+    if disagreements:
+        st.caption("Both values are kept: the table's on the agreement, the text's as its term with evidence.")
+        st.dataframe(pd.DataFrame([{"agreement": d["sla_id"], "company": d["company"],
+                                    "term": label.get(d["field"], d["field"]), "agreements.csv": d["table"],
+                                    "contract text": d["text"], "evidence": d.get("quote") or ""}
+                                   for d in disagreements]),
+                     hide_index=True, key="terms_disagreements")
 
 # ---- statistics ---------------------------------------------------------------------
 with stats_tab:

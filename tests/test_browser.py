@@ -472,7 +472,8 @@ def test_screenshots_of_every_page_on_a_laptop(streamlit_server, browser):
     url, log = streamlit_server
     _screen(browser, 1280, 800)
     for path, heading in (("", "Ask the contract graph"), ("explore", "Explore the graph"),
-                          ("gaps", "Compliance gaps"), ("data", None), ("quality", None), ("query_log", None)):
+                          ("gaps", "Compliance gaps"), ("renewals", "Renewals"), ("data", None), ("quality", None),
+                          ("query_log", None)):
         browser.send("Page.navigate", url=url + path)
         wait_for(lambda: browser.eval("(document.querySelector('h1') || {}).innerText || ''"), 120, f"page {path!r}")
         if heading:
@@ -525,6 +526,130 @@ def test_screenshots_of_every_page_on_a_laptop(streamlit_server, browser):
     assert drawn["scale"] * NODE_FONT_PX >= 9.5, drawn
     assert _cut_off(browser) == [], _cut_off(browser)
     _shot(browser, "page-explore-depth3-1280x800.png")
+
+
+def _open(browser, url: str, heading: str) -> None:
+    """Navigate to a page and wait until its script has run and everything on it is drawn."""
+    browser.send("Page.navigate", url=url)
+    wait_for(lambda: browser.eval("(document.querySelector('h1') || {}).innerText || ''") == heading, 120, heading)
+    wait_for(lambda: "Running" not in (browser.eval(
+        "(document.querySelector('[data-testid=\"stStatusWidget\"]') || {}).innerText || ''")), 120, "the run")
+    _settle(browser, heading)
+    assert not browser.eval("!!document.querySelector('[data-testid=\"stException\"]')"), heading
+
+
+def _laid_out(browser, what: str) -> None:
+    """Nothing wider than the screen, no text cut off, no control over another."""
+    assert browser.eval("document.documentElement.scrollWidth <= window.innerWidth + 1"), what
+    assert _cut_off(browser) == [], (what, _cut_off(browser))
+    assert browser.eval(OVERLAPS) == [], (what, browser.eval(OVERLAPS))
+
+
+def _scroll_to(browser, selector_js: str, what: str) -> None:
+    assert browser.eval(f"(() => {{ const el = {selector_js}; if (el) el.scrollIntoView({{block: 'start'}}); "
+                        "return !!el; })()"), what
+    time.sleep(0.5)
+    _settle(browser, what)
+
+
+def _heading(text: str) -> str:
+    return (f"Array.from(document.querySelectorAll('h1, h2, h3, h4')).find(h => h.innerText.trim() === {text!r})")
+
+
+def _give_dates(service) -> list:
+    """A reviewer's dates on two agreements, relative to today, so the next 90 days hold one expiry
+    (SLA-011, in 45 days) and one notice deadline (SLA-003 renews by itself in 200 days unless
+    notice is given 6 months before). Returns the next 90 days as the service computes them."""
+    from datetime import date, timedelta
+
+    today = date.today()
+    service.correct_term("SLA-011", "expiration_date", (today + timedelta(days=45)).isoformat())
+    service.correct_term("SLA-003", "expiration_date", (today + timedelta(days=200)).isoformat())
+    service.correct_term("SLA-003", "auto_renewal", "yes")
+    service.correct_term("SLA-003", "renewal_notice", "6 months")
+    soon = service.renewal_calendar(within_days=90)
+    assert {"SLA-011", "SLA-003"} <= {r.sla_id for r in soon}, soon
+    return soon
+
+
+def test_renewals_and_playbook_deviations_on_a_laptop(streamlit_server, browser):
+    """The Renewals page (next 90 days, timeline with hover evidence, table, downloads) and the
+    playbook deviations on the Compliance gaps page, at 1280x800, looked at in screenshots."""
+    from core import service
+
+    url, log = streamlit_server
+    soon = _give_dates(service)
+    every = service.renewal_calendar()
+    _screen(browser, 1280, 800)
+    _open(browser, url + "renewals", "Renewals")
+    headings = browser.eval("Array.from(document.querySelectorAll('h3')).map(h => h.innerText.trim())")
+    assert "Next 90 days" in headings and "Calendar" in headings, headings
+    text = browser.eval("document.body.innerText")
+    assert f"{len(soon)} agreement(s) to act on by" in text and "No expiry date:" in text
+    assert browser.eval("document.querySelectorAll('[data-testid=\"stDataFrame\"]').length") == 3
+    buttons = browser.eval("Array.from(document.querySelectorAll('[data-testid=\"stDownloadButton\"] button'))"
+                           ".map(b => b.innerText.trim())")
+    assert any("Download CSV" in b for b in buttons) and any("Download calendar (.ics)" in b for b in buttons), buttons
+    # the timeline: one marker per notice deadline and per expiry, a row per agreement
+    dated = [r for r in every if r.action_date]
+    markers = sum(1 for r in dated if r.notice_deadline) + sum(1 for r in dated if r.expiration_date)
+    drawn = browser.eval("document.querySelectorAll('.js-plotly-plot .scatterlayer .points path.point').length")
+    assert drawn == markers, (drawn, markers)
+    rows = browser.eval("Array.from(document.querySelectorAll('.js-plotly-plot .yaxislayer-above text'))"
+                        ".map(t => t.textContent)")
+    assert len(rows) == len(dated) and all(r.sla_id in " ".join(rows) for r in dated), rows
+    assert not browser.eval("!!document.querySelector('.js-plotly-plot .modebar')")
+    _laid_out(browser, "renewals")
+    _shot(browser, "renewals-next-90-days-1280x800.png")
+    # hovering the notice deadline shows the agreement, the date, the spend and the evidence
+    _scroll_to(browser, "document.querySelector('[data-testid=\"stPlotlyChart\"]')", "the timeline")
+    box = browser.eval("""(() => { const traces = Array.from(document.querySelectorAll('.js-plotly-plot .scatterlayer .trace'));
+        const pts = Array.from(document.querySelectorAll('.js-plotly-plot .scatterlayer path.point'));
+        const p = pts.find(el => el.closest('.trace') && getComputedStyle(el).fill.includes('209')) || pts[0];
+        const r = p.getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; })()""")
+    browser.send("Input.dispatchMouseEvent", type="mouseMoved", x=box[0], y=box[1])
+    hover = wait_for(lambda: browser.eval("(document.querySelector('.js-plotly-plot .hoverlayer') || {}).textContent || ''"),
+                     15, "the timeline's hover label")
+    assert "spend:" in hover and "last day to give notice" in hover, hover
+    assert any(r.sla_id in hover and r.notice_deadline in hover and r.evidence[:40] in hover for r in dated), hover
+    _shot(browser, "renewals-timeline-1280x800.png")
+    browser.send("Input.dispatchMouseEvent", type="mouseMoved", x=5, y=5)
+    _scroll_to(browser, "document.querySelector('.st-key-renewals_downloads')", "the downloads")
+    _laid_out(browser, "renewals, scrolled")
+    _shot(browser, "renewals-table-1280x800.png")
+
+    # the playbook deviations: the spend-at-risk metric, suppliers, one agreement's checks
+    report = service.playbook_deviations()
+    _open(browser, url + "gaps", "Compliance gaps")
+    assert browser.eval("(() => { const t = Array.from(document.querySelectorAll('[role=\"tab\"]'))"
+                        ".find(t => t.innerText.trim() === 'Playbook deviations'); if (t) t.click(); return !!t; })()")
+    metric = ("Array.from(document.querySelectorAll('[data-testid=\"stMetric\"]')).find(m => m.offsetParent "
+              "&& m.innerText.startsWith('Spend at risk from deviations'))")
+    value = wait_for(lambda: browser.eval(f"(() => {{ const m = {metric}; return m ? m.innerText : ''; }})()"),
+                     60, "the spend-at-risk metric")
+    assert f"{report.spend_at_risk():,.0f} EUR" in value, value
+    _settle(browser, "the deviations tab")
+    text = browser.eval("document.body.innerText")
+    assert "need review" in text and "Positions" in text and "Suppliers" in text
+    _laid_out(browser, "playbook deviations")
+    _shot(browser, "gaps-deviations-1280x800.png")
+    _scroll_to(browser, _heading("One agreement"), "one agreement's checks")
+    first = sorted(report.agreements, key=lambda a: (-len(a.deviations), -len(a.uncertain), a.sla_id))[0]
+    quoted = [c for c in first.checks if c.quote and c.status in ("deviates", "uncertain")]
+    text = browser.eval("document.body.innerText")
+    for c in quoted:   # each deviation or uncertain value with its evidence quote, under the checks
+        assert f"{c.title}: " in text and (c.status != "uncertain" or "uncertain: needs review" in text), c
+    _laid_out(browser, "one agreement's checks")
+    _shot(browser, "gaps-deviations-agreement-1280x800.png")
+
+    # the Data page's contract terms: the review queue, the correction form, tables against text
+    _open(browser, url + "data", "Data")
+    assert browser.eval("(() => { const t = Array.from(document.querySelectorAll('[role=\"tab\"]'))"
+                        ".find(t => t.innerText.trim() === 'Contract terms'); if (t) t.click(); return !!t; })()")
+    wait_for(lambda: "Correct a value" in browser.eval("document.body.innerText"), 60, "the contract terms tab")
+    _settle(browser, "the contract terms tab")
+    _laid_out(browser, "contract terms")
+    _shot(browser, "data-terms-1280x800.png")
 
 
 def test_the_cut_off_check_finds_clipped_text(tmp_path, browser):

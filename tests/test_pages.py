@@ -1,8 +1,9 @@
 """Every dashboard page under Streamlit's AppTest, against the real graph (demo corpus).
 
 Each page runs both through `app.py` (st.navigation) and as its own file, without
-exceptions; the Ask, Compliance-gaps, Explore, Data, Quality and Query-log pages are then
-driven like an analyst would and checked for the content that matters. The helpers the pages
+exceptions; the Ask, Compliance-gaps (clause types and playbook deviations), Renewals, Explore, Data
+(with contract terms), Quality and Query-log pages are then driven like an analyst would and checked
+for the content that matters. The helpers the pages
 rely on that need no database are in tests/unit/test_page_helpers.py.
 """
 from __future__ import annotations
@@ -22,6 +23,7 @@ PAGES = {
     "pages/ask.py": "Ask the contract graph",
     "pages/explore.py": "Explore the graph",
     "pages/gaps.py": "Compliance gaps",
+    "pages/renewals.py": "Renewals",
     "pages/data.py": "Data",
     "pages/quality.py": "Quality",
     "pages/query_log.py": "Query log",
@@ -80,8 +82,9 @@ def test_every_page_through_app_navigation(demo):
     assert at.title[0].value == PAGES["pages/ask.py"], "Ask is the landing page"
     registered = {Path(str(i["script_path"])).name: i.get("page_name") for i in at._registered_pages.values()
                   if i.get("script_path")}
-    assert registered == {"ask.py": "Ask", "explore.py": "Explore", "gaps.py": "Compliance gaps", "data.py": "Data",
-                          "quality.py": "Quality", "query_log.py": "Query log"}, "login off: everyone is admin"
+    assert registered == {"ask.py": "Ask", "explore.py": "Explore", "gaps.py": "Compliance gaps",
+                          "renewals.py": "Renewals", "data.py": "Data", "quality.py": "Quality",
+                          "query_log.py": "Query log"}, "login off: everyone is admin"
     for page, title in PAGES.items():
         at = AppTest.from_file(str(APP), default_timeout=TIMEOUT).run()
         at.switch_page(page).run()
@@ -349,3 +352,147 @@ def test_quality_page_charts_evaluation_results_over_time(demo, tmp_path, monkey
     monkeypatch.setenv("CLAUSEGRAPH_EVAL_RESULTS_DIR", str(tmp_path / "empty"))
     at = run_page("pages/quality.py")
     assert not at.exception and any("No evaluation results yet" in i.value for i in at.info)
+
+
+# ---------------------------------------------------------------------------------------
+# contract terms: the renewals calendar, playbook deviations, term review (these tests write
+# reviewers' values into the demo graph, so they come last in the module)
+
+def _dated_renewals() -> dict:
+    """Two agreements given dates a reviewer could have set, relative to today, so the next 90 days
+    hold one expiry and one notice deadline: SLA-011 expires in 45 days; SLA-003 renews by itself
+    in 200 days unless notice is given 6 months before."""
+    from datetime import date, timedelta
+
+    from core import service
+
+    today = date.today()
+    service.correct_term("SLA-011", "expiration_date", (today + timedelta(days=45)).isoformat())
+    service.correct_term("SLA-003", "expiration_date", (today + timedelta(days=200)).isoformat())
+    service.correct_term("SLA-003", "auto_renewal", "yes")
+    service.correct_term("SLA-003", "renewal_notice", "6 months")
+    rows = {r.sla_id: r for r in service.renewal_calendar(within_days=90)}
+    assert {"SLA-011", "SLA-003"} <= set(rows), rows
+    assert rows["SLA-003"].notice_deadline and rows["SLA-011"].notice_deadline is None
+    return rows
+
+
+def test_renewals_page_next_90_days_timeline_table_and_downloads(demo):
+    from core import service
+
+    soon = _dated_renewals()
+    at = run_page("pages/renewals.py")
+    no_problems(at)
+    assert [h.value for h in at.subheader][:1] == ["Next 90 days"]
+    table = next(df.value for df in at.dataframe if "what to do" in df.value.columns and "days left" in df.value.columns
+                 and "action date" not in df.value.columns)
+    assert list(table["agreement"]) == list(soon)   # soonest first
+    todo = dict(zip(table["agreement"], table["what to do"]))
+    assert todo["SLA-003"] == f"Give notice by {soon['SLA-003'].notice_deadline} to stop the renewal"
+    assert todo["SLA-011"] == f"Expires on {soon['SLA-011'].expiration_date}"
+    assert list(table["days left"]) == [r.days_left for r in soon.values()]
+    # the timeline: a notice-deadline marker and expiry markers coloured by automatic renewal
+    fig = json.loads(at.get("plotly_chart")[0].proto.spec)
+    names = {t.get("name") for t in fig["data"]}
+    assert {"notice deadline", "expiry · renews automatically"} <= names, names
+    notice = next(t for t in fig["data"] if t.get("name") == "notice deadline")
+    assert soon["SLA-003"].notice_deadline in notice["x"] and "spend" in notice["hovertemplate"]
+    # the full table holds every dated agreement; the undated ones are listed apart
+    every = service.renewal_calendar()
+    full = next(df.value for df in at.dataframe if "action date" in df.value.columns)
+    assert sorted(full["agreement"]) == sorted(r.sla_id for r in every if r.action_date)
+    undated = next(df.value for df in at.dataframe if "expiry" in df.value.columns)
+    assert sorted(undated["agreement"]) == sorted(r.sla_id for r in every if not r.action_date)
+    assert set(undated["expiry"]) <= {"perpetual", "not stated"}
+    assert {b.label for b in at.download_button} == {"Download CSV", "Download calendar (.ics)"}
+    # the horizon and the filters narrow the calendar
+    at.segmented_control(key="renewals_horizon").set_value("90 days").run()
+    no_problems(at)
+    full = next(df.value for df in at.dataframe if "action date" in df.value.columns)
+    assert list(full["agreement"]) == list(soon)
+    at.multiselect(key="renewals_countries").set_value(["China"]).run()
+    no_problems(at)
+    full = next(df.value for df in at.dataframe if "action date" in df.value.columns)
+    assert set(full["country"]) == {"China"} and "SLA-011" in set(full["agreement"])
+
+
+def test_gaps_page_playbook_deviations(demo):
+    from core import service
+
+    report = service.playbook_deviations()
+    at = run_page("pages/gaps.py")
+    no_problems(at)
+    assert [t.label for t in at.tabs] == ["Clause types", "Playbook deviations"]
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Spend at risk from deviations (EUR)"] == f"{report.spend_at_risk():,.0f} EUR"
+    suppliers = report.suppliers()
+    assert metrics["Suppliers deviating"] == f"{sum(1 for s in suppliers if s['deviations'])} of {len(suppliers)}"
+    positions = next(df.value for df in at.dataframe if "position" in df.value.columns and "severity" in df.value.columns
+                     and "status" not in df.value.columns)
+    assert list(positions["position"]) == [p.title for p in report.playbook.positions]
+    table = next(df.value for df in at.dataframe if "spend at risk" in df.value.columns)
+    assert list(table["supplier"]) == [s["company"] for s in suppliers]
+    # uncertain values say they need review, in the counts, a warning and each agreement's checks
+    uncertain = sum(len(a.uncertain) for a in report.agreements)
+    assert uncertain, "the demo has values read with low confidence"
+    assert any("need review" in w.value for w in at.warning)
+    pick = next(a for a in report.agreements if a.uncertain)
+    at.selectbox(key="dev_agreement").set_value(pick.sla_id).run()
+    no_problems(at)
+    checks = next(df.value for df in at.dataframe if "status" in df.value.columns and "why" in df.value.columns)
+    assert list(checks["position"]) == [c.title for c in pick.checks]
+    assert "? uncertain: needs review" in set(checks["status"])
+    assert any(m.value.startswith(f"**{pick.uncertain[0].title}**: ? uncertain: needs review") for m in at.markdown)
+    assert "Download CSV" in [b.label for b in at.download_button]
+    at.multiselect(key="dev_countries").set_value(["Germany"]).run()
+    no_problems(at)
+    table = next(df.value for df in at.dataframe if "spend at risk" in df.value.columns)
+    assert set(table["country"]) == {"Germany"}
+
+
+def test_data_page_contract_terms_review_and_correction(demo):
+    from core import service
+
+    at = run_page("pages/data.py")
+    no_problems(at)
+    queue = service.term_review_queue(200)
+    assert queue and any(m.value.startswith(f"**{len(queue)}** term value(s)") for m in at.markdown)
+    shown = next(df.value for df in at.dataframe if "term" in df.value.columns and "confidence" in df.value.columns)
+    assert len(shown) == len(queue)
+    # the table-versus-text list
+    disagreements = service.term_disagreements()
+    listed = next(df.value for df in at.dataframe if "agreements.csv" in df.value.columns)
+    assert len(listed) == len(disagreements) > 0
+    # correct one: a bad value shows what is expected, a good one is saved as the reviewer's
+    target = next(d for d in disagreements if d["field"] == "effective_date")
+    at.selectbox(key="terms_sla").set_value(target["sla_id"]).run()
+    at.selectbox(key="terms_field").set_value("effective_date").run()
+    value = at.text_input(key=f"terms_value_{target['sla_id']}_effective_date")
+    value.set_value("next tuesday")
+    at.button(key="terms_save").click().run()
+    assert not at.exception
+    assert [e.value for e in at.error] == ["effective_date: expected a date such as 2026-03-31, got 'next tuesday'"]
+    at.text_input(key=f"terms_value_{target['sla_id']}_effective_date").set_value(target["table"])
+    at.button(key="terms_save").click().run()
+    no_problems(at)
+    term = next(t for t in service.agreement_terms(target["sla_id"]) if t["field"] == "effective_date")
+    assert term["value"] == target["table"] and term["method"] == "manual"
+    assert (target["sla_id"], "effective_date") not in {(d["sla_id"], d["field"]) for d in service.term_disagreements()}
+    listed = next(df.value for df in at.dataframe if "agreements.csv" in df.value.columns)
+    assert len(listed) == len(disagreements) - 1
+
+
+def test_renewals_and_deviations_on_an_empty_graph(empty_db):
+    """Last in the module: it empties the graph."""
+    import streamlit as st
+
+    st.cache_data.clear()
+    try:
+        at = run_page("pages/renewals.py")
+        no_problems(at)
+        assert any("No agreements in the graph yet" in i.value for i in at.info)
+        at = run_page("pages/gaps.py")
+        assert not at.exception, [e.value for e in at.exception]
+        assert any("No agreements in the graph yet" in i.value for i in at.info)
+    finally:
+        st.cache_data.clear()
