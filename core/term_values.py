@@ -295,7 +295,8 @@ def find_amounts(text: str) -> list[Found]:
     return out
 
 
-_PLACE_NOISE = re.compile(r"\b(the|state|commonwealth|province|laws?|of|federal|republic)\b", re.I)
+_PLACE_NOISE = re.compile(r"\b(the|state|commonwealth|province|laws?|of|federal|federative|republic|special "
+                          r"administrative region|sar)\b", re.I)
 
 
 def place_key(value: str) -> str:

@@ -200,3 +200,11 @@ def test_the_command_line_mirrors_the_pages(terms_graph, capsys):
     assert "Spend at risk" in capsys.readouterr().out
     assert main(["terms", "T-001", "--set", "uptime", "high"]) == 2
     assert "uptime: expected a number" in capsys.readouterr().err
+
+
+def test_an_agreement_that_renews_by_itself_rolls_past_an_expiry_behind_it(terms_graph):
+    row = {r.sla_id: r for r in renewal_calendar(today=date(2027, 6, 1))}["T-001"]
+    # initial term to 2026-04-01, yearly renewals, 90 days' notice: the term running on 1 June 2027 ends 2028-04-01
+    assert (row.initial_expiration, row.expiration_date, row.notice_deadline) == ("2026-04-01", "2028-04-01", "2028-01-02")
+    beta = {r.sla_id: r for r in renewal_calendar(today=date(2027, 6, 1))}["T-002"]
+    assert beta.expiration_date == "2025-12-31" and beta.initial_expiration is None and beta.days_left < 0

@@ -99,8 +99,10 @@ def sentences(passages: list[Passage]) -> list[Sentence]:
 
 # ---------------------------------------------------------------------------------------- dates
 
-_DATED = re.compile(r"\b(dated|made|entered into|executed|as of|effective|day of|agreement date|date of this)\b|"
-                    r"签订|签署|订立|签约|日期|生效")
+_SIGNED = re.compile(r"\b(dated|made|entered into|executed|signed|concluded|day of|agreement date|date of this agreement)\b|"
+                    r"(?<!effective )\bas of\b|签订|签署|订立|签约|签字|簽署")
+_SIGNATURE_LINE = re.compile(r"\bdated?\s*:|\bsigned (in|at|on)\b|日期\s*[:：]|签署日期|簽署日期|"
+                             r"^[A-Z][a-zA-Z/ -]{1,30},\s*(the\s+)?\d{1,2}\.? [A-Z][a-z]+ \d{4}\s*$")
 _EFFECTIVE_NAMED = re.compile(r"effective\s+date|生效日")
 _EFFECTIVE_AT = re.compile(r"(effective|commenc\w*|start\w*|begin\w*|take effect)\s+(as\s+of|on|from|upon)?\s*(the\s+)?$|"
                            r"(自|于|从)\s*$")
@@ -114,17 +116,21 @@ def _head_sentences(sents: list[Sentence]) -> list[Sentence]:
 
 
 def agreement_date(sents: list[Sentence]) -> Term | None:
+    """The date the agreement was made: a head sentence that dates it ("made", "dated", "entered into",
+    "effective as of": what filings' preambles say); else a signature line ("Signed in Vigo on 12 December
+    2022", "Hamburg, 20 March 2023", "日期：2022年8月18日"); else the head's first date."""
     head = _head_sentences(sents)
     for s in head:
         dates = find_dates(s.text)
-        if dates and _DATED.search(s.plain):
+        if dates and (_SIGNED.search(s.plain) or re.search(r"\beffective\b|生效", s.plain)):
             return _date_term(s, "agreement_date", dates[0], 0.9)
+    last = max((s.passage.position for s in sents), default=0)
+    for s in sents:
+        if s.passage.position >= last - 2 and _SIGNATURE_LINE.search(s.text if s.text[:1].isupper() else s.plain) \
+                and (dates := find_dates(s.text)):
+            return _date_term(s, "agreement_date", dates[0], 0.7)
     for s in head:
         if dates := find_dates(s.text):
-            return _date_term(s, "agreement_date", dates[0], 0.55)
-    last = max((s.passage.position for s in sents), default=0)
-    for s in sents:   # the signature block: "Date: March 3, 2020"
-        if s.passage.position >= last - 1 and re.search(r"\bdated?\s*:|日期\s*[:：]", s.plain) and (dates := find_dates(s.text)):
             return _date_term(s, "agreement_date", dates[0], 0.55)
     return None
 
@@ -286,8 +292,13 @@ _RENEW = re.compile(r"renew|extend|extension|successive|续|顺延|延期")
 _AUTO = re.compile(r"automatic|shall (be )?(renew|extend)|will (be )?(renew|extend)|(renew|extend)s? (itself|for)|"
                    r"successive|unless (either|one|a|the other) party|unless .{0,60}notice|自动|除非.{0,40}(通知|书面)")
 _NOT_AUTO = re.compile(r"may be (renewed|extended)|by mutual|mutually agree|upon (the )?(mutual |written )?agreement of|"
-                       r"by (written )?agreement of the parties|subject to (the )?(mutual )?agreement|renegotiat|"
-                       r"协商一致|另行签订|重新签订|协商续|经双方同意")
+                       r"by (mutual |written |further )*agreement|subject to (the )?(mutual )?agreement|renegotiat|"
+                       r"\b(customer|buyer|client|purchaser|principal|licensee|we|it|the parties|either party|"
+                       r"[a-z]+) may (\w+ )?(extend|renew)|has (the |an )?option to (extend|renew)|at (its|the \w+'s) option|"
+                       r"协商一致|另行签订|重新签订|协商续|经双方同意|有权选择续")
+# "unless either party gives notice" makes a renewal automatic whatever verb carries it
+_UNLESS_NOTICE = re.compile(r"unless .{0,80}(notice|notif|written)|failing which|除非.{0,40}(通知|书面|异议)|"
+                            r"未.{0,12}(书面)?(通知|提出异议|异议)的")
 _PRIOR = re.compile(r"\s*(\(\d+\)\s*)?(prior|before|in advance|preceding|ahead|前|之前|以前)")
 
 
@@ -314,7 +325,7 @@ def renewal(sents: list[Sentence]) -> list[Term]:
     out: dict[str, Term] = {}
     for s, nxt in _renewal_order(sents):
         if "auto_renewal" not in out:
-            if _AUTO.search(s.plain) and not _NOT_AUTO.search(s.plain):
+            if _UNLESS_NOTICE.search(s.plain) or _AUTO.search(s.plain) and not _NOT_AUTO.search(s.plain):
                 out["auto_renewal"] = s.term("auto_renewal", "yes", 0.85, flag=True)
             elif _NOT_AUTO.search(s.plain):
                 out["auto_renewal"] = s.term("auto_renewal", "no", 0.75, flag=False)
@@ -332,13 +343,19 @@ def renewal(sents: list[Sentence]) -> list[Term]:
 
 
 def _renewal_periods(s: Sentence, out: dict[str, Term]) -> None:
-    """The notice period (a duration before the end, or of notice) and the renewal period in `s`."""
-    for d in find_durations(s.text):
+    """The notice period (a duration before the end, or of notice) and the renewal period in `s`: a
+    period after the word that renews ("renews ... for successive periods of one year") before any other."""
+    found = find_durations(s.text)
+    renews_at = [m.end() for m in re.finditer(r"renew|extend|extension|续|顺延", s.plain)]
+    def distance(d):
+        after_renew = [d.start - e for e in renews_at if 0 <= d.start - e <= 70]
+        return min(after_renew) if after_renew else 1000
+    for d in sorted(found, key=distance):
         after = s.plain[d.end:d.end + 40]
         before = s.plain[max(0, d.start - 40):d.start]
         prior = _PRIOR.match(after) or re.search(r"(at least|not less than|no less than|no later than|提前|前)\W*$", before) \
             or re.match(r"[\s'’]*s?\s*(\(\d+\)\s*)?(prior\s+|advance\s+)?(written\s+)?(notice|notification)", after)
-        if prior and re.search(r"notice|notif|通知|告知", s.plain):
+        if prior and re.search(r"notice|notif|通知|告知|异议", s.plain):
             if "renewal_notice" not in out:
                 out["renewal_notice"] = s.term("renewal_notice", d.value.text(), 0.85, (d.start, d.end), days=d.value.days)
         elif not prior and "renewal_term" not in out and re.search(
@@ -376,7 +393,9 @@ def convenience_notice(sents: list[Sentence]) -> Term | None:
 _LAW_OF = re.compile(r"\blaws?\s+(?:in\s+force\s+)?(?:of|in)\s+(?:the\s+)?(?P<j>[^.;:()\n\[*]{2,80})", re.I)
 _LAW_NAMED = re.compile(r"(?:governed\s+by|accordance\s+with|under|subject\s+to|according\s+to)\s+(?:the\s+)?"
                         r"(?:substantive\s+|internal\s+)?(?P<j>[A-Z][\w.]*(?:\s+[A-Z][\w.]*){0,3})\s+(?:substantive\s+)?(?i:laws?)\b")
-_LAW_CUE = re.compile(r"govern|constru|interpret|subject to|with reference to|applicable law|适用|管辖")
+_LAW_CUE = re.compile(r"govern|constru|interpret|subject to|with reference to|applicable law|appl(y|ies)|适用|管辖")
+_LAW_ADJECTIVE = re.compile(r"\b(?P<j>[A-Z][a-z]+(?:\s+[A-Z][a-z]+){0,2})\s+(?:substantive\s+)?law\b\s*(?:applies|governs|shall (?:apply|govern)|"
+                            r"is applicable|will (?:apply|govern)|,\s*(?:jurisdiction|venue|courts?))")
 _ADJ_PLACE = {"english": "England and Wales", "german": "Germany", "french": "France", "swiss": "Switzerland",
               "dutch": "Netherlands", "spanish": "Spain", "italian": "Italy", "irish": "Ireland", "scots": "Scotland",
               "scottish": "Scotland", "swedish": "Sweden", "danish": "Denmark", "austrian": "Austria",
@@ -397,8 +416,9 @@ def governing_law(sents: list[Sentence]) -> Term | None:
     for s in lawful:
         if not re.search(r"\blaws?\b|法律", s.plain):
             continue
-        for rx in (_LAW_OF, _LAW_NAMED):
-            m = rx.search(s.text)
+        text = s.text.replace("*", " ").replace("_", " ")   # Markdown emphasis: "laws of **Spain**"
+        for rx in (_LAW_OF, _LAW_NAMED, _LAW_ADJECTIVE):
+            m = rx.search(text)
             place = _clean_place(m.group("j")) if m else None
             if place:
                 confidence = 0.9 if re.search(r"govern|constru|interpret", s.plain) else 0.65
@@ -420,7 +440,8 @@ def _clean_place(raw: str) -> str | None:
         place = place.title()
     if _ADJ_PLACE.get(place.lower()):
         return _ADJ_PLACE[place.lower()]
-    place = re.sub(r"^(?:the\s+)?(?:State|Commonwealth|Province|Kingdom|Federal Republic|Republic)\s+of\s+(?:the\s+)?", "",
+    place = re.sub(r"^(?:the\s+)?(?:State|Commonwealth|Province|Kingdom|Federal Republic|Federative Republic|Republic|"
+                   r"Grand Duchy|Principality)\s+of\s+(?:the\s+)?", "",
                    place, flags=re.I)
     place = re.sub(r"^the\s+", "", place, flags=re.I).strip()
     if place.lower() in ("prc", "people's republic of china", "p.r.c", "p.r.c."):
@@ -527,15 +548,23 @@ _UPTIME = re.compile(r"availab|uptime|up-time|service level|可用性|可用率|
 
 
 def uptime(sents: list[Sentence]) -> Term | None:
+    """The availability committed to: a percentage the text promises at least ("available at least 99.8%",
+    "不低于99.9%") before any other in a sentence about availability (a credit table lists lower ones)."""
+    candidates = []
     for s in sents:
         if not (_UPTIME.search(s.plain) or _UPTIME.search(to_simplified(s.passage.title).lower())):
             continue
         for p in find_percentages(s.text):
             if 90 <= p.value < 100 and not re.match(r"\s*(of (the |all |its )?(monthly |annual )?(fees|charges|invoice|amount|"
                                                     r"orders|deliver)|credit)", s.plain[p.end:p.end + 30]):
-                return s.term("uptime", f"{p.value:g}", 0.9 if _UPTIME.search(s.plain) else 0.7, (p.start, p.end),
-                              number=p.value)
-    return None
+                # the percentage next after the word for availability, not one a credit table falls below
+                near = [p.start - m.end() for m in _UPTIME.finditer(s.plain) if 0 <= p.start - m.end() <= 60]
+                below = bool(re.search(r"(below|less than|under|falls|低于|不足)\W*$", s.plain[max(0, p.start - 25):p.start]))
+                candidates.append(((below, min(near) if near else 999), s, p))
+    if not candidates:
+        return None
+    _, s, p = min(candidates, key=lambda c: c[0])   # stable among equals: the first
+    return s.term("uptime", f"{p.value:g}", 0.9 if _UPTIME.search(s.plain) else 0.7, (p.start, p.end), number=p.value)
 
 
 _PAY = re.compile(r"invoice|payment|payable|\bpay\b|\bpaid\b|\bsettled\b|发票|付款|支付|结算")

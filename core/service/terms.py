@@ -12,7 +12,7 @@ from core.graph.db import Database, get_database
 from core.graph.queries import terms as qt
 from core.ingest.pipeline import term_rows
 from core.ingest.terms import FIELD_LABELS, FIELDS, PERPETUAL, term_from_value
-from core.term_values import place_key
+from core.term_values import find_durations, place_key
 from core.playbook import DEVIATES, MEETS, NOT_STATED, UNCERTAIN, Playbook, check, load_playbook
 
 SPEND_KEY = "spend_latest"
@@ -67,6 +67,7 @@ class RenewalRow:
     days_left: int | None              # from `today` to action_date
     evidence: str = ""
     clause_id: str | None = None
+    initial_expiration: str | None = None   # the end of the initial term, when renewals have moved it on
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -98,18 +99,42 @@ def _renewal_row(r: dict, today: date) -> RenewalRow:
     exp, auto, notice, renew = (terms.get(f) for f in ("expiration_date", "auto_renewal", "renewal_notice",
                                                          "renewal_term"))
     exp_date = exp.get("date") if exp else None
+    rolled = _current_term_end(exp_date, auto, renew, today)
     deadline = None
-    if exp_date and auto and auto.get("flag") and notice and notice.get("days") is not None:
-        deadline = (date.fromisoformat(exp_date) - timedelta(days=int(notice["days"]))).isoformat()
+    if rolled and auto and auto.get("flag") and notice and notice.get("days") is not None:
+        deadline = (date.fromisoformat(rolled) - timedelta(days=int(notice["days"]))).isoformat()
+        if deadline < today.isoformat():   # this term's deadline has passed: the next one counts
+            nxt = _current_term_end(rolled, auto, renew, date.fromisoformat(rolled) + timedelta(days=1))
+            if nxt != rolled:
+                rolled = nxt
+                deadline = (date.fromisoformat(rolled) - timedelta(days=int(notice["days"]))).isoformat()
+    initial = exp_date if rolled and rolled != exp_date else None
+    exp_date = rolled or exp_date
     action = deadline or exp_date
     return RenewalRow(
         company=r["company"], sla_id=r["sla_id"], service_name=r.get("service_name"), country=r.get("country"),
         industry=r.get("industry"), spend=r.get("spend"), expiration_date=exp_date,
-        expiration=(exp["value"] if exp else "not stated"),
+        expiration=(exp_date if initial else exp["value"] if exp else "not stated"), initial_expiration=initial,
         auto_renewal=(auto.get("flag") if auto else None), renewal_term=(renew["value"] if renew else None),
         renewal_notice=(notice["value"] if notice else None), notice_deadline=deadline, action_date=action,
         days_left=(date.fromisoformat(action) - today).days if action else None,
         evidence=(exp or {}).get("quote") or "", clause_id=(exp or {}).get("clause_id"))
+
+
+def _current_term_end(exp_date: str | None, auto: dict | None, renew: dict | None, today: date) -> str | None:
+    """The end of the term running on `today`: an agreement that renews by itself for a stated period
+    rolls forward past an expiry already behind it (a 2021 expiry with yearly renewals ends in 2026 or 2027)."""
+    if not exp_date or not (auto and auto.get("flag")) or not renew:
+        return exp_date
+    periods = find_durations(renew.get("value") or "")
+    if not periods:
+        return exp_date
+    end = date.fromisoformat(exp_date)
+    for _ in range(200):
+        if end >= today:
+            break
+        end = periods[0].value.add_to(end)
+    return end.isoformat()
 
 
 def renewals_csv(rows: list[RenewalRow]) -> str:
