@@ -362,8 +362,6 @@ def _term_ask(q: str):
     if re.search(r"\b(clauses?|provisions?|sections?|wording)\b|条款|条文", q):
         return None   # "which termination clauses require 30 days' notice?" asks for clauses
 
-    if ask.field == "convenience_notice" and ask.term_min is not None and ask.term_min == ask.term_max:
-        ask.term_min, ask.said = None, [s.replace("exactly", "at most") for s in ask.said]   # "with 30 days' notice"
     return ask
 
 
