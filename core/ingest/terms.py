@@ -548,23 +548,16 @@ _UPTIME = re.compile(r"availab|uptime|up-time|service level|可用性|可用率|
 
 
 def uptime(sents: list[Sentence]) -> Term | None:
-    """The availability committed to: a percentage the text promises at least ("available at least 99.8%",
-    "不低于99.9%") before any other in a sentence about availability (a credit table lists lower ones)."""
-    candidates = []
+    """The availability committed to: the first percentage from 90 to 100 in a sentence about availability."""
     for s in sents:
         if not (_UPTIME.search(s.plain) or _UPTIME.search(to_simplified(s.passage.title).lower())):
             continue
         for p in find_percentages(s.text):
             if 90 <= p.value < 100 and not re.match(r"\s*(of (the |all |its )?(monthly |annual )?(fees|charges|invoice|amount|"
                                                     r"orders|deliver)|credit)", s.plain[p.end:p.end + 30]):
-                # the percentage next after the word for availability, not one a credit table falls below
-                near = [p.start - m.end() for m in _UPTIME.finditer(s.plain) if 0 <= p.start - m.end() <= 60]
-                below = bool(re.search(r"(below|less than|under|falls|低于|不足)\W*$", s.plain[max(0, p.start - 25):p.start]))
-                candidates.append(((below, min(near) if near else 999), s, p))
-    if not candidates:
-        return None
-    _, s, p = min(candidates, key=lambda c: c[0])   # stable among equals: the first
-    return s.term("uptime", f"{p.value:g}", 0.9 if _UPTIME.search(s.plain) else 0.7, (p.start, p.end), number=p.value)
+                return s.term("uptime", f"{p.value:g}", 0.9 if _UPTIME.search(s.plain) else 0.7, (p.start, p.end),
+                              number=p.value)
+    return None
 
 
 _PAY = re.compile(r"invoice|payment|payable|\bpay\b|\bpaid\b|\bsettled\b|发票|付款|支付|结算")
