@@ -107,7 +107,10 @@ _EFFECTIVE_NAMED = re.compile(r"effective\s+date|生效日")
 _EFFECTIVE_AT = re.compile(r"(effective|commenc\w*|start\w*|begin\w*|take effect)\s+(as\s+of|on|from|upon)?\s*(the\s+)?$|"
                            r"(自|于|从)\s*$")
 _DATE_OF_SIGNING = re.compile(r"date\s+(of|on which)\s+(this agreement is |the last |it is )?(signed|signature|executed|execution)"
-                              r"|date first (written|set forth) above|date of this agreement|签字|签署之日|盖章之日")
+                              r"|date first (written|set forth) above|(?<!effective )date of this agreement|签字|签署之日|盖章之日")
+# a sentence that says what the Effective Date is ("Effective Date" means ..., (the "Effective Date"), 生效日期为)
+_DEFINES_EFFECTIVE = re.compile(r"effective date[\"”]?\s*(:|shall mean|means|is|shall be)|[\"“]effective date[\"”]\)|"
+                                r"effective (as of|on|upon) the date|生效日期?(为|是|：|:)|自.{0,20}之日起生效")
 
 
 def _head_sentences(sents: list[Sentence]) -> list[Sentence]:
@@ -150,9 +153,10 @@ def effective_date(sents: list[Sentence], agreed: Term | None, running: list[Sen
         for d in find_dates(s.text):
             before = to_simplified(s.text[max(0, d.start - 40):d.start]).lower()
             after = to_simplified(s.text[d.end:d.end + 60]).lower()
-            if _EFFECTIVE_AT.search(before) or _EFFECTIVE_NAMED.search(after) or "生效" in after[:12]:
+            if _EFFECTIVE_NAMED.search(after) or "生效" in after[:12] or \
+                    _EFFECTIVE_AT.search(before) and re.search(r"agreement|contract|合同|协议", s.plain):
                 return _date_term(s, "effective_date", d, 0.9)
-        if _EFFECTIVE_NAMED.search(s.plain) and _DATE_OF_SIGNING.search(s.plain) and agreed:
+        if _DEFINES_EFFECTIVE.search(s.plain) and _DATE_OF_SIGNING.search(s.plain) and agreed:
             return Term("effective_date", agreed.value, s.passage.position, s.start, s.end, s.text[:300], 0.7,
                         date=agreed.date, derived="the date the agreement was signed")
     for s in running:   # "the term shall commence on January 1, 2000"
