@@ -357,9 +357,10 @@ def _renewal_periods(s: Sentence, out: dict[str, Term]) -> None:
     for d in sorted(found, key=distance):
         after = s.plain[d.end:d.end + 40]
         before = s.plain[max(0, d.start - 40):d.start]
-        prior = _PRIOR.match(after) or re.search(r"(at least|not less than|no less than|no later than|提前|前)\W*$", before) \
+        prior = _PRIOR.match(after) or re.search(r"(at least|not less than|no less than|no later than|提前|前|前至少|前不少于)\W*$",
+                                                 before) \
             or re.match(r"[\s'’]*s?\s*(\(\d+\)\s*)?(prior\s+|advance\s+)?(written\s+)?(notice|notification)", after)
-        if prior and re.search(r"notice|notif|通知|告知|异议", s.plain):
+        if prior and re.search(r"notice|notif|通知|告知|异议|书面|提出", s.plain):
             if "renewal_notice" not in out:
                 out["renewal_notice"] = s.term("renewal_notice", d.value.text(), 0.85, (d.start, d.end), days=d.value.days)
         elif not prior and "renewal_term" not in out and re.search(
@@ -463,7 +464,7 @@ _LIABILITY = re.compile(r"liabilit|liable|recover|赔偿责任|责任总额|赔�
 _LIMITED = re.compile(r"exceed|limited to|not be more than|not more than|cap\b|capped|maximum|in no event|ceiling|up to|"
                       r"不超过|不得超过|以.{0,40}为限|上限|最高")
 _FEES = re.compile(r"fees|charges|amounts? (paid|payable|invoiced)|amounts? (actually )?invoiced|sums? paid|price|consideration|"
-                   r"compensation|supply value|contract value|费用|服务费|价款|总价|合同金额|合同总额|款项|货款")
+                   r"compensation|supply value|contract value|费用|服务费|价款|总价|金额|合同总额|款项|货款")
 _UNCAPPED = re.compile(r"unlimited liability|liability (shall be |is )?unlimited|no (limit|cap)\w* (on|to) (its |the )?liabilit|"
                        r"not (be )?(limited|capped)|责任不设上限|无限责任|不受限制")
 _TIMES = re.compile(r"(?P<n>\d+(?:\.\d+)?|one|two|three|four|five|ten|一|两|二|三|五|十)\s*(?:\(\d+\)\s*)?(?:times|x\b|倍)|"
@@ -530,6 +531,11 @@ def _cap_in(s: Sentence) -> Term | None:
                               number=float(months), unit="months_of_fees")
             return s.term("liability_cap", f"{mult:g}x fees", strong, (m.start(), m.end()), number=mult,
                           unit="multiple_of_fees")
+        share = next((p for p in find_percentages(s.text) if re.search(r"(总价|总额|金额|价款|费用|fees|price|value)的?\s*$",
+                                                                      s.plain[max(0, p.start - 8):p.start])), None)
+        if share:   # "不超过本合同总金额的百分之三十"
+            return s.term("liability_cap", f"{share.value / 100:g}x fees", strong, (share.start, share.end),
+                          number=share.value / 100, unit="multiple_of_fees")
         if period and not find_amounts(s.text):
             months = round(period.value.months)
             return s.term("liability_cap", f"{months} months of fees", strong, (period.start, period.end),

@@ -120,3 +120,20 @@ def test_slashed_dates_follow_how_the_document_writes_its_dates_in_words():
                         Passage(1, "Term", "This Agreement commences on 04/01/2024 and continues for two years.")])
     assert {t.field: t.value for t in us}["effective_date"] == "2024-04-01"
     assert {t.field: t.value for t in uk}["effective_date"] == "2024-01-04"
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("本合同期满前三十日内，双方均未提出书面终止要求的，本合同自动延续一年，以此类推。",
+     {"auto_renewal": "yes", "renewal_term": "1 year", "renewal_notice": "30 days"}),
+    ("如任何一方拟不再续签，应于本合同期满前至少六十（60）日书面通知对方，否则本合同自动续期一年。",
+     {"auto_renewal": "yes", "renewal_notice": "60 days"}),
+    ("合同到期后，如双方无异议，自动顺延一年。", {"auto_renewal": "yes", "renewal_term": "1 year"}),
+    ("甲方可随时提前十五日书面通知乙方解除本协议，且无需承担违约责任。", {"convenience_notice": "15 days"}),
+    ("乙方对甲方的赔偿总额不超过本合同总金额的百分之三十。", {"liability_cap": "0.3x fees"}),
+    ("甲方应于收到发票之日起十五个工作日内付款。", {"payment_days": "15"}),
+    ("本合同有效期自2024年1月1日至2026年12月31日。", {"effective_date": "2024-01-01", "expiration_date": "2026-12-31"}),
+    ("本合同自双方签字盖章之日起生效，有效期三年。", {"expiration_date": "2026-03-01", "initial_term": "3 years"}),
+])
+def test_chinese_terms_as_chinese_contracts_write_them(text, expected):
+    got = {t.field: t.value for t in extract_terms([Passage(0, "", "本合同于2023年3月1日签订。"), Passage(1, "", text)])}
+    assert {k: got.get(k) for k in expected} == expected, got
