@@ -144,7 +144,8 @@ def unit_name(text: str) -> str:
 
 
 _FULL_WIDTH = str.maketrans("（）０１２３４５６７８９", "()0123456789")
-_DURATION = re.compile(rf"(?<![A-Za-z0-9.])({COUNT})\s*(?:-|\s)?\s*({UNIT})(?![a-z])", re.I)
+_DURATION = re.compile(rf"(?<![A-Za-z0-9.])({COUNT})\s*(?:-|\s)?\s*(?:(?:contract|calendar|consecutive|full|successive)\s+)?"
+                       rf"({UNIT})(?![a-z])", re.I)
 
 
 def find_durations(text: str) -> list[Found]:

@@ -191,7 +191,8 @@ _RUN_END = re.compile(r"until|through|expir|\bend|terminat|conclud|anniversary|p
 # what only runs alongside the term: obligations "during the Term and for three years thereafter"
 _NOT_AGREEMENT_TERM = re.compile(r"warrant|licen[cs]e term|confidential|non-?compet|payment term|insurance|records|"
                                  r"during the (term|period)|throughout the term|for the term of|"
-                                 r"(thereafter|after (the )?(expiration|termination|expiry)\b)(?!.{0,40}\b(renew|extend))|"
+                                 r"\b(and|or|but|plus) for [^.;]{0,40}(thereafter|after (the )?(expiration|termination|expiry)\b)|"
+                                 r"\bsurviv|"
                                  r"保修|质保|保密|期满后|终止后|"
                                  # a sentence about ending it early, or defining another period ("Calendar Year" means)
                                  r"^\W*(\d+(\.\d+)*\s*)?(termination|upon (a |the |any )?(termination|expiration)|in the event|if\b)|"
