@@ -171,13 +171,13 @@ def _is_zh_date_part(text: str, m: re.Match) -> bool:
                 re.match(r"\s*[0-9〇零一二三四五六七八九十]+\s*[日号]", text[m.end():m.end() + 5]))
 
 
-_EN_DATE = [
+_EN_DATE = [   # ordinal suffixes also as EDGAR text splits them ("16t h day of May")
     # the 8th day of June, 2010 / this 8 day of June 2010
-    re.compile(rf"(?P<day>{_DAY})\s*(?:st|nd|rd|th)?\s+day\s+of\s+(?P<month>{_MONTH}),?\s*(?P<year>(?:19|20)\d\d)", re.I),
+    re.compile(rf"(?P<day>{_DAY})\s*(?:s\s?t|n\s?d|r\s?d|t\s?h)?\s+day\s+of\s+(?P<month>{_MONTH}),?\s*(?P<year>(?:19|20)\d\d)", re.I),
     # June 8, 2010 / June 8th 2010 / June ___, 2010 / June, 2010
-    re.compile(rf"(?P<month>{_MONTH})\s+(?:(?P<day>{_DAY})\s*(?:st|nd|rd|th)?\s*,?\s*)?,?\s*(?P<year>(?:19|20)\d\d)", re.I),
+    re.compile(rf"(?P<month>{_MONTH})\s+(?:(?P<day>{_DAY})\s*(?:s\s?t|n\s?d|r\s?d|t\s?h)?\s*,?\s*)?,?\s*(?P<year>(?:19|20)\d\d)", re.I),
     # 8 June 2010 / 8th June, 2010
-    re.compile(rf"(?P<day>\d{{1,2}})\s*(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<month>{_MONTH}),?\s*(?P<year>(?:19|20)\d\d)", re.I),
+    re.compile(rf"(?P<day>\d{{1,2}})\s*(?:s\s?t|n\s?d|r\s?d|t\s?h)?\s+(?:of\s+)?(?P<month>{_MONTH}),?\s*(?P<year>(?:19|20)\d\d)", re.I),
     # 2010-06-08
     re.compile(r"(?P<year>(?:19|20)\d\d)-(?P<mnum>\d{1,2})-(?P<day>\d{1,2})(?!\d)"),
     # 06/08/2010 (read month/day, as US filings write it, unless the first number cannot be a month),
