@@ -124,7 +124,7 @@ def agreement_date(sents: list[Sentence]) -> Term | None:
     2022", "Hamburg, 20 March 2023", "日期：2022年8月18日"); else the head's first date."""
     head = _head_sentences(sents)
     for s in head:
-        dates = find_dates(s.text)
+        dates = [d for d in find_dates(s.text) if not _of_another_agreement(s, d)]
         if dates and (_SIGNED.search(s.plain) or re.search(r"\beffective\b|生效", s.plain)):
             return _date_term(s, "agreement_date", dates[0], 0.9)
     last = max((s.passage.position for s in sents), default=0)
@@ -136,6 +136,20 @@ def agreement_date(sents: list[Sentence]) -> Term | None:
         if dates := find_dates(s.text):
             return _date_term(s, "agreement_date", dates[0], 0.55)
     return None
+
+
+def _of_another_agreement(s: Sentence, d: Found) -> bool:
+    """A date an amendment gives the agreement it amends ("this First Amendment to the Development Agreement
+    entered into on April 15, 2010"), not its own."""
+    if not re.search(r"amend|supplement|addendum|修订|补充", s.plain):
+        return False
+    before = s.plain[max(0, d.start - 70):d.start]
+    m = re.search(r"(agreement|contract)\b[^.;]{0,50}\b(dated|entered into|made|executed|signed)\s*(as of|on|effective)?"
+                  r"\s*(the\s+)?$", before)
+    if not m:
+        return False
+    lead = s.plain[max(0, d.start - 70 - 40):max(0, d.start - 70) + m.start()]
+    return not re.search(r"\bthis\W+(\w+\W+){0,3}$|\bthis\W+(\w+\W+){0,2}(amendment|supplement|addendum)", lead + before[:m.start()])
 
 
 def _date_term(s: Sentence, field_: str, found: Found, confidence: float, derived: str | None = None) -> Term:

@@ -137,3 +137,15 @@ def test_slashed_dates_follow_how_the_document_writes_its_dates_in_words():
 def test_chinese_terms_as_chinese_contracts_write_them(text, expected):
     got = {t.field: t.value for t in extract_terms([Passage(0, "", "本合同于2023年3月1日签订。"), Passage(1, "", text)])}
     assert {k: got.get(k) for k in expected} == expected, got
+
+
+@pytest.mark.parametrize("preamble, value", [
+    ("This OUTSOURCING AGREEMENT is made and entered into as of the 16t h day of May, 2017, by and among A and B.",
+     "2017-05-16"),   # the ordinal as EDGAR text splits it
+    ("This First Amendment to the Development Agreement entered into on April 15, 2010 is made as of July 18, 2011.",
+     "2011-07-18"),   # the amended agreement's date is not the amendment's
+    ('This Supply Agreement ("Agreement") was made and entered into on January 11, 2001.', "2001-01-11"),
+])
+def test_the_agreement_date_is_the_documents_own(preamble, value):
+    terms = {t.field: t.value for t in extract_terms([Passage(0, "", preamble)])}
+    assert terms["agreement_date"] == value
