@@ -71,10 +71,10 @@ def test_analyst_cannot_reach_data(demo, secrets_with_users):
     assert any("bob" in c.value and "analyst" in c.value for c in at.sidebar.caption)
     # st.navigation registered every page but Data (no menu entry, no URL)
     registered = {Path(str(i.get("script_path"))).name for i in at._registered_pages.values() if i.get("script_path")}
-    assert registered == {"ask.py", "explore.py", "gaps.py", "quality.py", "query_log.py"}
+    assert registered == {"ask.py", "explore.py", "gaps.py", "renewals.py", "quality.py", "query_log.py"}
     with pytest.raises(ValueError):
         at.switch_page("pages/data.py")
-    for page in ("pages/explore.py", "pages/gaps.py", "pages/quality.py", "pages/query_log.py"):
+    for page in ("pages/explore.py", "pages/gaps.py", "pages/renewals.py", "pages/quality.py", "pages/query_log.py"):
         at.switch_page(page).run()
         assert not at.exception and at.title
     # even when forced to the file (AppTest then resolves it from the pages/ folder), nothing shows

@@ -133,7 +133,7 @@ def agreement_date(sents: list[Sentence]) -> Term | None:
                 and (dates := find_dates(s.text)):
             return _date_term(s, "agreement_date", dates[0], 0.7)
     for s in head:
-        if dates := find_dates(s.text):
+        if dates := [d for d in find_dates(s.text) if not _of_another_agreement(s, d)]:
             return _date_term(s, "agreement_date", dates[0], 0.55)
     return None
 
@@ -144,12 +144,18 @@ def _of_another_agreement(s: Sentence, d: Found) -> bool:
     if not re.search(r"amend|supplement|addendum|修订|补充", s.plain):
         return False
     before = s.plain[max(0, d.start - 70):d.start]
-    m = re.search(r"(agreement|contract)\b[^.;]{0,50}\b(dated|entered into|made|executed|signed)\s*(as of|on|effective)?"
+    m = re.search(r"(agreement|contract)\b[^.;\d]{0,50}\b(dated|entered into|made|executed|signed)\s*(as of|on|effective)?"
                   r"\s*(the\s+)?$", before)
     if not m:
         return False
-    lead = s.plain[max(0, d.start - 70 - 40):max(0, d.start - 70) + m.start()]
-    return not re.search(r"\bthis\W+(\w+\W+){0,3}$|\bthis\W+(\w+\W+){0,2}(amendment|supplement|addendum)", lead + before[:m.start()])
+    if re.search(r"\bthis\W+(\w+\W+){0,2}(amendment|supplement|addendum|agreement)", before[m.start():]):
+        return False   # '... Agreement (this "Amendment") is made as of': the amendment's own date
+    lead = s.plain[max(0, d.start - 150):max(0, d.start - 70) + m.start()]
+    this = lead.rfind("this")
+    between = lead[this:] if this >= 0 else ""
+    if re.search(r"(amendment|supplement|addendum)\s+(no\.?\s*\d+\s+)?to\b|amends", between):
+        return True    # "this First Amendment to the Development Agreement entered into on ..."
+    return not re.search(r"\bthis\W+(\w+\W+){0,3}$", between)
 
 
 def _date_term(s: Sentence, field_: str, found: Found, confidence: float, derived: str | None = None) -> Term:
