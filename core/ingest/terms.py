@@ -107,7 +107,8 @@ _EFFECTIVE_NAMED = re.compile(r"effective\s+date|生效日")
 _EFFECTIVE_AT = re.compile(r"(effective|commenc\w*|start\w*|begin\w*|take effect)\s+(as\s+of|on|from|upon)?\s*(the\s+)?$|"
                            r"(自|于|从)\s*$")
 _DATE_OF_SIGNING = re.compile(r"date\s+(of|on which)\s+(this agreement is |the last |it is )?(signed|signature|executed|execution)"
-                              r"|date first (written|set forth) above|(?<!effective )date of this agreement|签字|签署之日|盖章之日")
+                              r"|date first (written|set forth) above|(?<!effective )date of this agreement|date of (execution|signature|signing)|"
+                              r"签字|签署之日|盖章之日")
 # a sentence that says what the Effective Date is ("Effective Date" means ..., (the "Effective Date"), 生效日期为)
 _DEFINES_EFFECTIVE = re.compile(r"effective date[\"”]?\s*(:|shall mean|means|is|shall be)|[\"“]effective date[\"”]\)|"
                                 r"effective (as of|on|upon) the date|生效日期?(为|是|：|:)|自.{0,20}之日起生效")
