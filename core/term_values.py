@@ -29,7 +29,7 @@ NUMBER_WORD = rf"(?:(?:{_TEN_WORDS})(?:[\s-](?:{_UNIT_WORDS}))?|{_UNIT_WORDS}|hu
 # "thirty (30)", "30", "thirty", "(30)", "one hundred twenty (120)", "1.5"
 COUNT = rf"(?:(?:{NUMBER_WORD}(?:\s+hundred(?:\s+and)?(?:\s+{NUMBER_WORD})?)?|{_ZH_NUM}+)\s*\(\s*\d+\s*\)|\d+(?:\.\d+)?|" \
         rf"{NUMBER_WORD}(?:\s+hundred(?:\s+and)?(?:\s+{NUMBER_WORD})?)?|{_ZH_NUM}+)"
-UNIT = r"(?:business\s+days?|working\s+days?|calendar\s+days?|days?|weeks?|months?|years?|" \
+UNIT = r"(?:business\s+days?|working\s+days?|calendar\s+days?|days?|weeks?|months?|years?|yrs?|mos?|mths?|" \
        r"个?工作日|个?自然日|日历日|天|日|周|星期|个月|月|年)"
 
 # The fields of an agreement's terms, in the order they are shown (core/ingest/terms.py reads them)
@@ -38,7 +38,7 @@ TERM_FIELDS = ("agreement_date", "effective_date", "expiration_date", "initial_t
 DURATION_FIELDS = ("initial_term", "renewal_term", "renewal_notice", "convenience_notice")
 TERM_REVIEW_CONFIDENCE = 0.6   # a value read with less goes to the review queue
 
-_DAY_UNITS = {"day": 1, "week": 7, "month": 30, "year": 365}
+_DAY_UNITS = {"day": 1, "week": 7, "month": 365 / 12, "year": 365}   # 12 months = 1 year
 
 
 @dataclass(frozen=True)
@@ -136,9 +136,9 @@ def unit_name(text: str) -> str:
         return "business day"
     if t.startswith("week") or t in ("周", "星期"):
         return "week"
-    if t.startswith("month") or t in ("个月", "月"):
+    if t.startswith("month") or t in ("个月", "月", "mo", "mos", "mth", "mths"):
         return "month"
-    if t.startswith("year") or t == "年":
+    if t.startswith("year") or t in ("年", "yr", "yrs"):
         return "year"
     return "day"
 

@@ -22,7 +22,7 @@ FIELD_CUES: tuple[tuple[str, re.Pattern], ...] = (
                                   r"续约.{0,12}通知|通知.{0,12}续|不续约|不再续")),
     ("auto_renewal", re.compile(r"renew\w*\s+(automatically|by (it|them)sel\w+|on (its|their) own|tacitly)|"
                                 r"auto(matic(ally)?)?[- ]?renew|evergreen|roll(s|ing)? over|自动续|自动延期|自动顺延|默认续")),
-    ("liability_cap", re.compile(r"liability cap|(limit|cap)\w* (their |its |our |the )?liabilit|"
+    ("liability_cap", re.compile(r"liability cap|(limit|cap)\w* (their |its |our |the )?(total |aggregate |overall )?liabilit|"
                                  r"cap(s|ped)? (on|of) (our |their |the )?liabilit|liabilit\w* (is |are |be )?"
                                  r"(capped|limited)|uncapped|unlimited liabilit|责任上限|赔偿上限|责任限额|赔偿限额|"
                                  r"责任.{0,6}(无上限|不设上限|不封顶)|上限.{0,8}(费用|月)")),
@@ -30,6 +30,7 @@ FIELD_CUES: tuple[tuple[str, re.Pattern], ...] = (
                                       r"(terminate|end|exit|cancel|get out of|walk away)\w*.{0,60}\bnotice|"
                                       r"无理由|无需理由|随时解除|任意解除|便利解除|提前.{0,8}通知.{0,6}(解除|终止)")),
     ("renewal_term", re.compile(r"renew\w*\s+(for\s+)?(periods?|terms?)\s+(of|longer|shorter|over|under|exceeding)|"
+                                r"renew\w*\s+for\s+(no |not )?(more|less|longer|shorter|at least|at most|up to)\b|"
                                 r"renewal (term|period)s?\s+(of|longer|shorter|over|under|exceeding|is|are)|每次续期|续期.{0,6}(超过|少于|为)")),
     ("initial_term", re.compile(r"initial term|(term|duration) (of|longer|shorter|is|over|under)|last(s|ing)? (more|longer|"
                                 r"less|at least)|合同期限|期限(超过|少于|为|长于|短于)")),
@@ -93,6 +94,8 @@ def read_term_question(question: str, today: date | None = None) -> TermAsk | No
 
 
 def _read_field(field_: str, q: str, today: date) -> TermAsk:
+    if field_ == "initial_term" and not find_durations(q) and (find_dates(q) or re.search(r"(?<!\d)(19|20)\d\d(?!\d)", q)):
+        field_ = "expiration_date"   # "an initial term that ends sometime in 2026"
     if field_ == "auto_renewal" and re.search(r"notice|by when|deadline|通知|何时|什么时候", q) \
             and not _NOT.search(q.split("renew")[0][-30:] if "renew" in q else ""):
         field_ = "renewal_notice"   # "which renew automatically, and by when must we give notice?"
@@ -105,7 +108,8 @@ def _read_field(field_: str, q: str, today: date) -> TermAsk:
         else:
             _date_bounds(q, ask, today)
     elif field_ == "auto_renewal":
-        negated = bool(re.search(r"\b(not|never|don't|doesn't|do not|does not)\b.{0,25}renew|不会自动|不自动|非自动", q))
+        negated = bool(re.search(r"\b(not|never|don't|doesn't|do not|does not|won't|will not|wouldn't|can't|cannot)\b.{0,25}"
+                                 r"(renew|roll)|不会自动|不自动|非自动|不會自動", q))
         ask.term_flag = not negated
         ask.said.append("do not renew automatically" if negated else "renew automatically")
     elif field_ == "liability_cap":
