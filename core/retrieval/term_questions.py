@@ -31,7 +31,8 @@ FIELD_CUES: tuple[tuple[str, re.Pattern], ...] = (
                                       r"无理由|无需理由|随时解除|任意解除|便利解除|提前.{0,8}通知.{0,6}(解除|终止)")),
     ("renewal_term", re.compile(r"renew\w*\s+(for\s+)?(periods?|terms?)\s+(of|longer|shorter|over|under|exceeding)|"
                                 r"renew\w*\s+for\s+(no |not )?(more|less|longer|shorter|at least|at most|up to)\b|"
-                                r"renewal (term|period)s?\s+(of|longer|shorter|over|under|exceeding|is|are)|每次续期|续期.{0,6}(超过|少于|为)")),
+                                r"renewal (term|period)s?\s+(of|longer|shorter|over|under|exceeding|is|are)|每次续(期|展|约|签)|"
+                                r"续(期|展|约期|签期).{0,6}(超过|少于|为|不超过|不少于)")),
     ("initial_term", re.compile(r"initial term|(term|duration) (of|longer|shorter|is|over|under)|last(s|ing)? (more|longer|"
                                 r"less|at least)|合同期限|期限(超过|少于|为|长于|短于)")),
     ("payment_days", re.compile(r"payment terms?|pay(able)? (within|in)|net ?\d+|days to pay|paid within|to pay (an |the |our |"
