@@ -72,8 +72,11 @@ with upload_tab:
             st.dataframe(pd.DataFrame([a.__dict__ for a in report.agreements]), hide_index=True)
         if report.problems:
             st.markdown(f"**Problems ({len(report.problems)})** — errors were skipped, warnings were loaded")
-            st.dataframe(pd.DataFrame([{"severity": p.severity, "file": p.file, "line": p.line, "message": p.message}
-                                       for p in report.problems]), hide_index=True)
+            # a problem of a whole file has no line: an empty cell, not "None"; the message wraps whole
+            st.dataframe(pd.DataFrame([{"severity": p.severity, "file": p.file,
+                                        "line": "" if p.line is None else str(p.line), "message": p.message}
+                                       for p in report.problems]), hide_index=True,
+                         column_config={"message": st.column_config.TextColumn("message", width="large")})
         else:
             st.success("No problems: every file and row was loaded.")
         if report.timings_s:

@@ -83,7 +83,8 @@ if kind == "Company":
                                 hovertemplate=f"{cat}<br>%{{x}}: %{{y:,.0f}}{cur}<extra></extra>")
                          for cat, amounts in spend.series().items()])
         fig.update_layout(barmode="stack", height=280, margin={"l": 10, "r": 10, "t": 10, "b": 10},
-                          yaxis={"title": f"spend{cur}", "tickformat": ",.0f"}, legend={"title": "category"})
+                          yaxis={"title": f"spend{cur}", "tickformat": ",.0f"}, legend={"title": "category"},
+                          xaxis={"type": "category", "title": "year"})   # years as labels, never "2,023.6"
         st.plotly_chart(fig, key="explore_spend_chart")
         st.caption("Totals per year: " + ", ".join(f"{y}: {v:,.0f}{cur}" for y, v in spend.totals().items())
                    + ". Other currencies are converted to the base currency at ingest (rates.csv).")

@@ -119,17 +119,21 @@ def demo(db):
 
 
 @contextlib.contextmanager
-def run_streamlit(log: Path, script: str = "app.py"):
-    """`streamlit run app.py` (or another script) on a free port (a fresh server each time), stopped afterwards."""
+def run_streamlit(log: Path, script: str = "app.py", as_make_run: bool = False, process: list | None = None):
+    """`streamlit run app.py` (or another script) on a free port (a fresh server each time), stopped afterwards.
+    `as_make_run`: with the project's .streamlit/config.toml alone, as `make run` starts it (only the port
+    differs); else the watcher is switched off on the command line too. `process` receives the Popen."""
     port = free_port()
     env = dict(os.environ)  # the test database settings set by conftest travel along
     env["PYTHONUNBUFFERED"] = "1"
+    args = [sys.executable, "-m", "streamlit", "run", script, "--server.port", str(port)]
+    if not as_make_run:
+        args += ["--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false",
+                 "--server.fileWatcherType", "none"]
     with log.open("wb") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", script, "--server.port", str(port),
-             "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false",
-             "--server.fileWatcherType", "none"],
-            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(args, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+    if process is not None:
+        process.append(proc)
     try:
         wait_for(lambda: proc.poll() is None and http_get(f"http://127.0.0.1:{port}/_stcore/health") == "ok",
                  60, "streamlit to serve")
@@ -170,6 +174,34 @@ def browser(tmp_path):
 
 
 TEXTAREA = "document.querySelector('textarea[data-testid=\"stChatInputTextArea\"]')"
+
+
+def test_an_idle_server_started_as_make_run_stays_idle(demo, tmp_path, browser):
+    """With a browser session open and nobody using it, the server takes next to no CPU and writes no log
+    lines (a file watcher over the repository once spun a core and logged 600 lines in 20 s)."""
+    import psutil
+
+    log = tmp_path / "make-run.log"
+    procs: list = []
+    with run_streamlit(log, as_make_run=True, process=procs) as url:
+        browser.send("Page.navigate", url=url)
+        wait_for(lambda: browser.eval("(document.querySelector('h1') || {}).innerText || ''"), 90,
+                 "the Ask page to render")
+        server = psutil.Process(procs[0].pid)
+
+        def settled():   # the warm start loads the models in the background first: wait for it to end
+            before = sum(server.cpu_times()[:2])
+            time.sleep(2)
+            return sum(server.cpu_times()[:2]) - before < 0.2
+        # with the watcher on, this never happens (checked: it times out with fileWatcherType = "auto")
+        wait_for(settled, 180, "the server to go idle after its warm start (a file watcher spinning?)", interval=0)
+        lines = len(log.read_text(encoding="utf-8", errors="replace").splitlines())
+        cpu = sum(server.cpu_times()[:2])
+        time.sleep(20)
+        used = sum(server.cpu_times()[:2]) - cpu
+        grown = len(log.read_text(encoding="utf-8", errors="replace").splitlines()) - lines
+    assert used < 0.2 * 20, f"an idle server used {used:.1f} s of CPU in 20 s"
+    assert grown <= 2, f"an idle server wrote {grown} log lines in 20 s: {log.read_text()[-2000:]}"
 
 
 def test_ask_in_a_real_browser(streamlit_server, browser):

@@ -233,6 +233,8 @@ def test_explore_page_neighbourhood_and_reading_order(demo):
     bars = next(f["data"] for f in figs if f["data"] and f["data"][0]["type"] == "bar")
     assert [t["name"] for t in bars] == ["Medical Devices", "Field Engineering"]
     assert bars[0]["x"] == ["2023", "2024"] and bars[1]["y"] == [150000.0, 230000.0]
+    layout = next(f["layout"] for f in figs if f["data"] and f["data"][0]["type"] == "bar")
+    assert layout["xaxis"]["type"] == "category"   # whole years on the axis, not 2,023.6 ... 2,024.4
     at.segmented_control(key="explore_kind").set_value("Agreement").run()
     at.selectbox(key="explore_agreement").set_value("SLA-001").run()
     at.slider(key="explore_depth").set_value(1).run()
