@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 from core.retrieval.facets import facet_names
+from core.retrieval.term_questions import FIELD_WORDS, FIELD_WORDS_ZH
 from core.types import COMPANY_INTENTS, DOCUMENT_INTENTS, SEARCH_INTENTS, SPEND_INTENTS, Evidence, Intent, Plan
 
 MAX_EVIDENCE = 50
@@ -412,12 +413,6 @@ def _compose(plan: Plan, rows: list[dict], evidence: list[Evidence]) -> str:
     return _clause_answer(plan, rows, evidence, tname, scope)
 
 
-_TERM_WORDS = {"renewal_notice": ("notice to prevent renewal", "阻止续约的通知期"),
-               "liability_cap": ("liability cap", "责任上限"),
-               "convenience_notice": ("notice to terminate for convenience", "无因解除通知期"),
-               "initial_term": ("initial term", "初始期限"), "payment_days": ("payment terms", "付款期"),
-               "expiration_date": ("expiry", "到期日"), "auto_renewal": ("automatic renewal", "自动续约")}
-
 
 def _notice_deadline(r: dict) -> str | None:
     """The last day to give notice: the expiry less the notice period to prevent renewal."""
@@ -432,7 +427,7 @@ def _terms_answer(plan: Plan, rows: list[dict], evidence: list[Evidence], filt: 
     """Agreements by a term: each with its value as read from the contract, cited."""
     terms = plan.params.terms or {}
     field_ = terms.get("field", "")
-    en, zh = _TERM_WORDS.get(field_, (field_, field_))
+    en, zh = FIELD_WORDS.get(field_, field_), FIELD_WORDS_ZH.get(field_, field_)
     said = ", ".join(terms.get("said") or [])
     ref = {e.sla_id: e.ref for e in evidence}
     items = []

@@ -42,9 +42,10 @@ FIELD_CUES: tuple[tuple[str, re.Pattern], ...] = (
                                    r"between|during|on|this|next)|up for renewal|due (for|to) (end|renew)|open[- ]ended|"
                                    r"no fixed (expiry|end|term)|到期|届满|终止日期|截止日期|结束|无固定期限")),
 )
+# how an answer names the field asked about (core/answer/composer.py)
 FIELD_WORDS = {"renewal_notice": "notice to prevent renewal", "auto_renewal": "automatic renewal",
                "liability_cap": "liability cap", "convenience_notice": "notice to terminate for convenience",
-               "initial_term": "initial term", "payment_days": "payment terms", "expiration_date": "expiry date"}
+               "initial_term": "initial term", "payment_days": "payment terms", "expiration_date": "expiry"}
 FIELD_WORDS_ZH = {"renewal_notice": "阻止续约的通知期", "auto_renewal": "自动续约", "liability_cap": "责任上限",
                   "convenience_notice": "无因解除通知期", "initial_term": "初始期限", "payment_days": "付款期",
                   "expiration_date": "到期日"}

@@ -73,6 +73,13 @@ class RenewalRow:
         return asdict(self)
 
 
+def _agreement_rows(countries=(), industries=(), db: Database | None = None) -> list[dict]:
+    """Every agreement with its terms (AGREEMENT_TERMS), of the suppliers in the countries and industries asked."""
+    rows = (db or get_database()).read(qt.AGREEMENT_TERMS, {"spend_key": SPEND_KEY})
+    return [r for r in rows if not (countries and r["country"] not in countries
+                                    or industries and r["industry"] not in industries)]
+
+
 def _terms_by_field(row: dict) -> dict[str, dict]:
     return {t["field"]: t for t in row.get("terms") or [] if t}
 
@@ -82,12 +89,7 @@ def renewal_calendar(today: date | None = None, within_days: int | None = None, 
     """Every agreement with its expiry, renewal and notice deadline, soonest action first; with
     `within_days`, only those whose action date falls in the next so many days."""
     today = today or date.today()
-    rows = (db or get_database()).read(qt.AGREEMENT_TERMS, {"spend_key": SPEND_KEY})
-    out = []
-    for r in rows:
-        if countries and r["country"] not in countries or industries and r["industry"] not in industries:
-            continue
-        out.append(_renewal_row(r, today))
+    out = [_renewal_row(r, today) for r in _agreement_rows(countries, industries, db)]
     if within_days is not None:
         horizon = (today + timedelta(days=int(within_days))).isoformat()
         out = [x for x in out if x.action_date and today.isoformat() <= x.action_date <= horizon]
@@ -248,11 +250,8 @@ def playbook_deviations(playbook: Playbook | None = None, countries=(), industri
                         db: Database | None = None) -> DeviationReport:
     """Every agreement checked against every position of the playbook."""
     playbook = playbook or load_playbook()
-    rows = (db or get_database()).read(qt.AGREEMENT_TERMS, {"spend_key": SPEND_KEY})
     out = []
-    for r in rows:
-        if countries and r["country"] not in countries or industries and r["industry"] not in industries:
-            continue
+    for r in _agreement_rows(countries, industries, db):
         terms = _terms_by_field(r)
         a = AgreementDeviations(r["company"], r["sla_id"], r.get("service_name"), r.get("country"), r.get("industry"),
                                 r.get("spend"))
@@ -271,7 +270,7 @@ def term_disagreements(db: Database | None = None) -> list[dict]:
     """Agreements whose agreements.csv effective date or governing law differs from what the contract
     text says: both are kept, and the Data page shows the difference."""
     out = []
-    for r in (db or get_database()).read(qt.AGREEMENT_TERMS, {"spend_key": SPEND_KEY}):
+    for r in _agreement_rows((), (), db):
         terms = _terms_by_field(r)
         eff, law = terms.get("effective_date"), terms.get("governing_law")
         if eff and r.get("csv_effective_date") and eff.get("date") and eff["date"] != r["csv_effective_date"]:
